@@ -1,0 +1,146 @@
+"""Every span attribute, span name and event name the project reads or writes.
+
+Kept in one module so the GenAI semantic conventions (maintained upstream in
+``semantic-conventions-genai``; the constants shipped in ``opentelemetry-semantic-conventions``
+are deprecated but the names are unchanged) can be followed in one place, and so that the
+ground-truth prefixes that diagnosers must never see are defined exactly once.
+"""
+
+from __future__ import annotations
+
+# --- GenAI semantic conventions -------------------------------------------------------------
+GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
+GEN_AI_PROVIDER_NAME = "gen_ai.provider.name"
+GEN_AI_REQUEST_MODEL = "gen_ai.request.model"
+GEN_AI_REQUEST_STREAM = "gen_ai.request.stream"
+GEN_AI_REQUEST_MAX_TOKENS = "gen_ai.request.max_tokens"
+GEN_AI_REQUEST_TEMPERATURE = "gen_ai.request.temperature"
+GEN_AI_RESPONSE_MODEL = "gen_ai.response.model"
+GEN_AI_RESPONSE_ID = "gen_ai.response.id"
+GEN_AI_RESPONSE_FINISH_REASONS = "gen_ai.response.finish_reasons"
+GEN_AI_USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens"
+GEN_AI_USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+GEN_AI_AGENT_NAME = "gen_ai.agent.name"
+GEN_AI_TOOL_NAME = "gen_ai.tool.name"
+GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id"
+GEN_AI_TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
+GEN_AI_TOOL_CALL_RESULT = "gen_ai.tool.call.result"
+GEN_AI_INPUT_MESSAGES = "gen_ai.input.messages"
+GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages"
+SERVER_ADDRESS = "server.address"
+SERVER_PORT = "server.port"
+ERROR_TYPE = "error.type"
+HTTP_RESPONSE_STATUS_CODE = "http.response.status_code"
+
+OP_CHAT = "chat"
+OP_EXECUTE_TOOL = "execute_tool"
+OP_INVOKE_AGENT = "invoke_agent"
+
+PROVIDER_OPENAI = "openai"
+PROVIDER_ANTHROPIC = "anthropic"
+
+# Environment switch of the GenAI conventions for recording message content.
+CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+# Metrics
+METRIC_TOKEN_USAGE = "gen_ai.client.token.usage"
+METRIC_OPERATION_DURATION = "gen_ai.client.operation.duration"
+GEN_AI_TOKEN_TYPE = "gen_ai.token.type"
+
+# --- Ours -------------------------------------------------------------------------------------
+STEP = "agentchaos.step"
+TASK_ID = "agentchaos.task.id"
+CONDITION = "agentchaos.condition"
+SEED = "agentchaos.seed"
+EPISODE_SUCCESS = "agentchaos.episode.success"
+EPISODE_ERROR = "agentchaos.episode.error"
+SIMULATED = "agentchaos.simulated"
+
+# Ground truth. Diagnosers and predictors must never read anything under these prefixes.
+FAULT_PREFIX = "agentchaos.fault."
+ORIGINAL_PREFIX = "agentchaos.original."
+GROUND_TRUTH_PREFIXES = (FAULT_PREFIX, ORIGINAL_PREFIX)
+
+FAULT_INJECTED = "agentchaos.fault.injected"
+FAULT_TYPE = "agentchaos.fault.type"
+FAULT_TARGET = "agentchaos.fault.target"
+FAULT_EXPERIMENT = "agentchaos.fault.experiment"
+FAULT_STRATEGY = "agentchaos.fault.strategy"
+FAULT_CHANGED = "agentchaos.fault.changed"
+FAULT_DIGEST_BEFORE = "agentchaos.fault.digest_before"
+FAULT_DIGEST_AFTER = "agentchaos.fault.digest_after"
+FAULT_DETAIL = "agentchaos.fault.detail"
+FAULT_SKIPPED = "agentchaos.fault.skipped"  # reason a scheduled firing did not apply
+
+ORIGINAL_FINISH_REASONS = "agentchaos.original.finish_reasons"
+ORIGINAL_INPUT_TOKENS = "agentchaos.original.input_tokens"
+ORIGINAL_OUTPUT_TOKENS = "agentchaos.original.output_tokens"
+ORIGINAL_DIGEST = "agentchaos.original.digest"
+ORIGINAL_STATUS_CODE = "agentchaos.original.status_code"
+
+# Observable-derived signals: what the agent saw, reduced to numbers so diagnosis works even
+# when message content is not captured.
+RESPONSE_STATUS_CODE = "agentchaos.response.status_code"
+RESPONSE_CONTENT_LENGTH = "agentchaos.response.content_length"
+RESPONSE_TOOL_CALL_COUNT = "agentchaos.response.tool_call_count"
+RESPONSE_TOOL_NAMES = "agentchaos.response.tool_names"
+RESPONSE_TOOL_ARGS_VALID = "agentchaos.response.tool_args_valid"
+RESPONSE_TOOL_ARGS_SCHEMA_VALID = "agentchaos.response.tool_args_schema_valid"
+RESPONSE_TOOL_ARGS_DIGEST = "agentchaos.response.tool_args_digest"
+RESPONSE_TOOL_ARGS_LENGTH = "agentchaos.response.tool_args_length"
+RESPONSE_TOOL_ARGS_ANOMALY = "agentchaos.response.tool_args_unicode_anomaly"
+RESPONSE_UNICODE_ANOMALY = "agentchaos.response.unicode_anomaly"
+RESPONSE_MOJIBAKE = "agentchaos.response.mojibake"
+RESPONSE_ERROR_MARKER = "agentchaos.response.error_marker"
+RESPONSE_IS_JSON = "agentchaos.response.content_is_json"
+RESPONSE_DIGEST = "agentchaos.response.digest"
+RESPONSE_BODY_BYTES = "agentchaos.response.body_bytes"
+RESPONSE_STREAM_CHUNKS = "agentchaos.response.stream_chunks"
+RESPONSE_STREAM_DONE = "agentchaos.response.stream_done"
+RESPONSE_MAX_CHUNK_GAP_MS = "agentchaos.response.max_chunk_gap_ms"
+REQUEST_MESSAGE_COUNT = "agentchaos.request.message_count"
+REQUEST_TOOL_COUNT = "agentchaos.request.tool_count"
+REQUEST_DIGEST = "agentchaos.request.digest"
+
+TOOL_RESULT_LENGTH = "agentchaos.tool.result_length"
+TOOL_RESULT_IS_JSON = "agentchaos.tool.result_is_json"
+TOOL_RESULT_IS_ERROR = "agentchaos.tool.result_is_error"
+TOOL_RESULT_ERROR_MARKER = "agentchaos.tool.result_error_marker"
+TOOL_RESULT_EMPTY = "agentchaos.tool.result_empty"
+TOOL_RESULT_KEYS = "agentchaos.tool.result_keys"
+TOOL_RESULT_DIGEST = "agentchaos.tool.result_digest"
+TOOL_RESULT_NUMERIC_STRINGS = "agentchaos.tool.result_numeric_strings"
+TOOL_ARGS_DIGEST = "agentchaos.tool.args_digest"
+TOOL_STATE_CHANGED = "agentchaos.tool.state_changed"
+
+LOGPROBS_ENTROPY_MEAN = "agentchaos.logprobs.entropy_mean"
+LOGPROBS_ENTROPY_MAX = "agentchaos.logprobs.entropy_max"
+LOGPROBS_ENTROPY_LAST = "agentchaos.logprobs.entropy_last"
+LOGPROBS_TOP_MASS = "agentchaos.logprobs.top_mass"
+LOGPROBS_TOKENS = "agentchaos.logprobs.tokens"
+
+PREDICTOR_SCORE = "agentchaos.predictor.score"
+PREDICTOR_ALARM = "agentchaos.predictor.alarm"
+
+# --- Span and event names ---------------------------------------------------------------------
+EVENT_INJECTOR_SKIP = "agentchaos.injector.skipped"
+EVENT_FAULT_APPLIED = "agentchaos.fault.applied"
+EVENT_ANNOTATOR_ERROR = "agentchaos.annotator.error"
+EVENT_FAILURE_PREDICTED = "failure_predicted"
+SKIP_REASON = "agentchaos.skip.reason"
+
+
+def chat_span_name(model: str | None) -> str:
+    return f"{OP_CHAT} {model}" if model else OP_CHAT
+
+
+def tool_span_name(tool: str) -> str:
+    return f"{OP_EXECUTE_TOOL} {tool}"
+
+
+def agent_span_name(agent: str) -> str:
+    return f"{OP_INVOKE_AGENT} {agent}"
+
+
+def is_ground_truth(key: str) -> bool:
+    return key.startswith(GROUND_TRUTH_PREFIXES)

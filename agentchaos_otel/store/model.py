@@ -1,0 +1,95 @@
+"""In-memory shape of a stored episode, as diagnosers and predictors consume it.
+
+Diagnosers and predictors work on these objects rather than on SQL so they can be tested on
+hand-built traces and so that blinding (removing ground truth) happens in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agentchaos_otel import attributes as A
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One LLM call or tool execution of an episode, in episode order."""
+
+    step: int
+    span_id: str
+    kind: str  # "llm" or "tool"
+    name: str
+    start_ns: int
+    end_ns: int
+    status_code: str = "UNSET"  # "UNSET" | "OK" | "ERROR"
+    error_type: str | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def duration_ms(self) -> float:
+        return max(0, self.end_ns - self.start_ns) / 1e6
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.attributes.get(key, default)
+
+    def blind(self) -> StepRecord:
+        attrs = {k: v for k, v in self.attributes.items() if not A.is_ground_truth(k)}
+        events = [
+            {**e, "attributes": {k: v for k, v in (e.get("attributes") or {}).items()
+                                 if not A.is_ground_truth(k)}}
+            for e in self.events
+            if not str(e.get("name", "")).startswith(A.FAULT_PREFIX)
+        ]
+        return replace(self, attributes=attrs, events=events)
+
+
+@dataclass(frozen=True)
+class FaultLabel:
+    """Ground truth for one injected fault that changed what the agent saw."""
+
+    step: int
+    span_id: str
+    fault_type: str
+    target: str | None = None
+    experiment: str | None = None
+
+
+@dataclass(frozen=True)
+class EpisodeTrace:
+    """One agent task: the root `invoke_agent` span and its steps."""
+
+    trace_id: str
+    task_id: str | None
+    steps: tuple[StepRecord, ...]
+    success: bool | None = None
+    condition: str | None = None
+    seed: int | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+    def blind(self) -> EpisodeTrace:
+        """The episode as a diagnoser may see it: every ground-truth attribute removed."""
+        attrs = {k: v for k, v in self.attributes.items() if not A.is_ground_truth(k)}
+        return replace(self, steps=tuple(s.blind() for s in self.steps), attributes=attrs)
+
+    def faults(self) -> list[FaultLabel]:
+        """Injected faults that changed the response, in step order (needs an unblinded trace)."""
+        out = []
+        for s in self.steps:
+            if s.get(A.FAULT_INJECTED) and s.get(A.FAULT_CHANGED, True):
+                out.append(FaultLabel(s.step, s.span_id, str(s.get(A.FAULT_TYPE)),
+                                      s.get(A.FAULT_TARGET), s.get(A.FAULT_EXPERIMENT)))
+        return out
+
+    @property
+    def triggered(self) -> bool:
+        return bool(self.faults())
+
+    @property
+    def llm_steps(self) -> list[StepRecord]:
+        return [s for s in self.steps if s.kind == "llm"]
+
+    @property
+    def tool_steps(self) -> list[StepRecord]:
+        return [s for s in self.steps if s.kind == "tool"]
