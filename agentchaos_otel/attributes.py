@@ -144,3 +144,64 @@ def agent_span_name(agent: str) -> str:
 
 def is_ground_truth(key: str) -> bool:
     return key.startswith(GROUND_TRUTH_PREFIXES)
+
+# --- diagnosers ---------------------------------------------------------------------------------
+# Every error-like form found in the text (the single RESPONSE_ERROR_MARKER keeps only the first),
+# so a diagnoser can tell a provider error body that mentions a rate limit from a plain one.
+RESPONSE_ERROR_MARKERS = "agentchaos.response.error_markers"
+# Tool calls whose arguments are an empty object: a call with nothing to act on.
+RESPONSE_TOOL_ARGS_EMPTY = "agentchaos.response.tool_args_empty"
+# First way the arguments break the declared schema (unknown_key, missing_required, wrong_type,
+# enum, empty_value, invalid_json, unknown_tool) or '' when they fit.
+RESPONSE_TOOL_ARGS_PROBLEM = "agentchaos.response.tool_args_problem"
+# Tool-result shape: structure without values, so results of one tool can be compared.
+TOOL_RESULT_ERROR_MARKERS = "agentchaos.tool.result_error_markers"
+TOOL_RESULT_JSON_LIKE = "agentchaos.tool.result_json_like"
+TOOL_RESULT_SHAPE_DIGEST = "agentchaos.tool.result_shape_digest"
+TOOL_RESULT_KEY_COUNT = "agentchaos.tool.result_key_count"
+TOOL_RESULT_ITEM_COUNT = "agentchaos.tool.result_item_count"
+TOOL_RESULT_STATUS = "agentchaos.tool.result_status"
+# OpenInference names, read when a trace was recorded by an OpenInference instrumentation
+# (Phoenix/Arize) rather than ours, so the same diagnosis works on those traces.
+OI_SPAN_KIND = "openinference.span.kind"
+OI_OUTPUT_VALUE = "output.value"
+OI_INPUT_VALUE = "input.value"
+OI_LLM_FINISH_REASON = "llm.finish_reason"
+OI_LLM_TOKEN_COUNT_COMPLETION = "llm.token_count.completion"
+OI_LLM_TOKEN_COUNT_PROMPT = "llm.token_count.prompt"
+OI_LLM_OUTPUT_MESSAGES_PREFIX = "llm.output_messages."
+OI_LLM_MODEL_NAME = "llm.model_name"
+OI_TOOL_NAME = "tool.name"
+# --- trace store (DuckDB) -----------------------------------------------------------------------
+# Span classes the store views recognise. Other GenAI operations that produce text count as LLM
+# calls; OpenInference span kinds are upper-case values of OI_SPAN_KIND.
+OP_TEXT_COMPLETION = "text_completion"
+OP_GENERATE_CONTENT = "generate_content"
+LLM_OPERATIONS = (OP_CHAT, OP_TEXT_COMPLETION, OP_GENERATE_CONTENT)
+OI_KIND_LLM = "LLM"
+OI_KIND_TOOL = "TOOL"
+OI_KIND_AGENT = "AGENT"
+# Fallback names seen in traces from other instrumentations (older GenAI conventions, OpenInference).
+GEN_AI_SYSTEM = "gen_ai.system"
+OI_LLM_PROVIDER = "llm.provider"
+OI_LLM_SYSTEM = "llm.system"
+OI_TOOL_CALL_ID = "tool_call.id"
+OI_AGENT_NAME = "agent.name"
+# Resource and exception names from the general OTel conventions.
+SERVICE_NAME = "service.name"
+EXCEPTION_TYPE = "exception.type"
+# Header names whose values are credentials. An attribute whose last dotted segment is one of
+# these (``http.request.header.authorization``, ``api_key`` ...) is never stored.
+SECRET_HEADER_NAMES = ("authorization", "proxy-authorization", "api-key", "x-api-key", "cookie",
+                       "set-cookie", "x-goog-api-key", "openai-api-key", "anthropic-api-key")
+
+# --- predictors (failure prediction) ---------------------------------------------------------
+PREDICTOR_THRESHOLD = "agentchaos.predictor.threshold"
+PREDICTOR_FEATURE_SET = "agentchaos.predictor.feature_set"
+PREDICTOR_STEP = "agentchaos.predictor.step"  # last step of the prefix a score was computed on
+
+
+# tool results
+ORIGINAL_TOOL_RESULT = "agentchaos.original.tool_result"  # what the tool really returned (content capture only)
+TOOL_CALL_INDEX = "agentchaos.tool.call_index"  # 0-based order of tool calls within the episode
+TARGET_TOOL_RESULT = "tool_result"  # value of agentchaos.fault.target for tool-result faults

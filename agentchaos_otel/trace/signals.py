@@ -28,36 +28,49 @@ def canonical_json_digest(value: Any) -> str:
     return digest(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 
-_ERROR_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+# Forms that are specific enough to count anywhere in the first 2,000 characters.
+_STRONG_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("html_page", re.compile(r"<\s*(!doctype\s+html|html|head|body|title|center)\b", re.I)),
     ("http_status", re.compile(r"\bHTTP(/\d(\.\d)?)?\s*[45]\d\d\b|\b[45]\d\d\s+(bad gateway|internal server"
                                r" error|service unavailable|gateway time-?out|too many requests|bad request"
                                r"|forbidden|not found|unauthorized)\b", re.I)),
     ("provider_json", re.compile(r'^\s*\{\s*"(error|detail|message|type|code)"\s*:', re.I)),
-    ("rate_limit", re.compile(r"rate[\s_-]?limit|too many requests|quota exceeded|throttl", re.I)),
-    ("timeout", re.compile(r"timed?[\s_-]?out|deadline exceeded|connection (dropped|reset|closed|aborted)"
-                           r"|did not respond|no response", re.I)),
+)
+# Plain words that also occur in ordinary prose: only counted near the start of the text, where
+# real error messages put them, so an answer that mentions "rate limits" is not an error.
+_WORD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("rate_limit", re.compile(r"rate[\s_-]?limit|too many requests|quota exceeded|throttl|\b429\b", re.I)),
+    ("timeout", re.compile(r"timed?[\s_-]?out|deadline exceeded"
+                           r"|connection (dropped|reset|closed|aborted|refused)"
+                           r"|did not respond|no response from|\b504\b", re.I)),
     ("unavailable", re.compile(r"service unavailable|temporarily unavailable|overloaded|bad gateway"
-                               r"|upstream|server error|internal error", re.I)),
-    ("filtered", re.compile(r"content[\s_-]?(filter|policy)|has been filtered|flagged|moderation", re.I)),
+                               r"|upstream (error|connect)|server error|internal error|\b50[023]\b", re.I)),
+    ("filtered", re.compile(r"content[\s_-]?(filter|policy)|has been filtered|flagged by|moderation", re.I)),
     ("bracket_tag", re.compile(r"^\s*\[[A-Z][A-Z _-]{2,}\]")),
     ("error_word", re.compile(r"^\s*(error|exception|traceback|fatal)\b[:\s]", re.I)),
 )
+_WORD_WINDOW = 300
+
+
+def error_markers(text: str | None) -> list[str]:
+    """Every error-like form the text shows, in a fixed order; [] when it looks normal."""
+    if not text:
+        return []
+    head = text[:2000]
+    found = [label for label, pattern in _STRONG_PATTERNS if pattern.search(head)]
+    start = text[:_WORD_WINDOW]
+    found += [label for label, pattern in _WORD_PATTERNS if pattern.search(start)]
+    return found
 
 
 def error_marker(text: str | None) -> str:
     """Classify error-like text in its common real-world forms; '' when it looks normal."""
-    if not text:
-        return ""
-    head = text[:2000]
-    for label, pattern in _ERROR_PATTERNS:
-        if pattern.search(head):
-            return label
-    return ""
+    found = error_markers(text)
+    return found[0] if found else ""
 
 
-_MOJIBAKE_RE = re.compile("[\u00c2\u00c3\u00c5\u00e2][\u0080-\u00bf\u2018-\u203a\u0152\u0153\u0160\u0161\u0178"
-                          "\u017d\u017e\u0192\u02c6\u02dc\u20ac\u2122]")
+_MOJIBAKE_RE = re.compile("[\u00c2\u00c3\u00c5\u00e2][\u0080-\u00bf\u2018-\u203a\u0152\u0153\u0160"
+                          "\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u20ac\u2122]")
 
 
 def mojibake_score(text: str | None) -> float:
@@ -95,31 +108,65 @@ def is_json(text: str | None) -> bool:
 def content_signals(content: str | None) -> dict[str, Any]:
     """Signals of an assistant message's text content."""
     text = content or ""
+    markers = error_markers(text)
     return {
         A.RESPONSE_CONTENT_LENGTH: len(text),
-        A.RESPONSE_ERROR_MARKER: error_marker(text),
+        A.RESPONSE_ERROR_MARKER: markers[0] if markers else "",
+        A.RESPONSE_ERROR_MARKERS: markers,
         A.RESPONSE_UNICODE_ANOMALY: round(unicode_anomaly(text), 6),
         A.RESPONSE_MOJIBAKE: round(mojibake_score(text), 6),
         A.RESPONSE_IS_JSON: bool(text.strip()) and is_json(text),
     }
 
 
-def _schema_ok(args: Any, schema: dict[str, Any] | None) -> bool:
-    """Check arguments against a JSON-schema object's properties/required (the part tools use)."""
-    if not isinstance(args, dict):
-        return False
-    if not schema:
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
+    "array": (list,), "object": (dict,), "null": (type(None),),
+}
+
+
+def _type_ok(value: Any, declared: Any) -> bool:
+    names = declared if isinstance(declared, list) else [declared]
+    kinds = [_JSON_TYPES[n] for n in names if isinstance(n, str) and n in _JSON_TYPES]
+    if not kinds:
         return True
+    if isinstance(value, bool) and not any(bool in k for k in kinds):
+        return False
+    return any(isinstance(value, k) for k in kinds)
+
+
+def schema_problem(args: Any, schema: dict[str, Any] | None) -> str:
+    """The first way arguments break a JSON-schema object, or '' when they fit.
+
+    Only the part of JSON Schema that tool declarations use in practice. The kinds matter for
+    diagnosis: unknown or missing parameter names point to a different call shape, while known
+    names with empty or out-of-enum values point to damaged values.
+    """
+    if not isinstance(args, dict):
+        return "not_object"
+    if not schema:
+        return ""
     props = schema.get("properties") or {}
     required = schema.get("required") or []
-    if any(r not in args for r in required):
-        return False
-    if props and schema.get("additionalProperties", True) is not True:
-        if any(k not in props for k in args):
-            return False
     if props and any(k not in props for k in args):
-        return False
-    return True
+        return "unknown_key"
+    if any(r not in args for r in required):
+        return "missing_required"
+    for key, value in args.items():
+        spec = props.get(key)
+        if not isinstance(spec, dict):
+            continue
+        if "type" in spec and not _type_ok(value, spec["type"]):
+            return "wrong_type"
+        if isinstance(spec.get("enum"), list) and value not in spec["enum"]:
+            return "enum"
+        if value == "" and key in required:
+            return "empty_value"
+    return ""
+
+
+def _schema_ok(args: Any, schema: dict[str, Any] | None) -> bool:
+    return schema_problem(args, schema) == ""
 
 
 def tool_call_signals(tool_calls: list[dict[str, Any]], request_tools: list[dict[str, Any]] | None
@@ -134,7 +181,7 @@ def tool_call_signals(tool_calls: list[dict[str, Any]], request_tools: list[dict
             schemas[fn["name"]] = fn.get("parameters") or {}
         elif isinstance(t, dict) and t.get("name"):  # Anthropic shape
             schemas[t["name"]] = t.get("input_schema") or {}
-    names, valid, schema_valid, arg_text = [], True, True, []
+    names, valid, schema_valid, arg_text, empty, problem = [], True, True, [], 0, ""
     for call in tool_calls:
         fn = call.get("function") or {}
         name = str(fn.get("name") or "")
@@ -146,18 +193,147 @@ def tool_call_signals(tool_calls: list[dict[str, Any]], request_tools: list[dict
             parsed = json.loads(text) if text else {}
         except (ValueError, TypeError):
             valid = schema_valid = False
+            problem = problem or "invalid_json"
             continue
+        if parsed == {}:
+            empty += 1
         if name in schemas:
-            schema_valid = schema_valid and _schema_ok(parsed, schemas[name])
-        elif schemas:
+            found = schema_problem(parsed, schemas[name])
+        else:
+            found = "unknown_tool" if schemas else ""
+        if found:
             schema_valid = False
+            problem = problem or found
     joined = "\n".join(arg_text)
     return {
         A.RESPONSE_TOOL_CALL_COUNT: len(tool_calls),
         A.RESPONSE_TOOL_NAMES: names,
         A.RESPONSE_TOOL_ARGS_VALID: valid,
         A.RESPONSE_TOOL_ARGS_SCHEMA_VALID: schema_valid,
+        A.RESPONSE_TOOL_ARGS_EMPTY: empty,
+        A.RESPONSE_TOOL_ARGS_PROBLEM: problem,
         A.RESPONSE_TOOL_ARGS_DIGEST: digest(joined),
         A.RESPONSE_TOOL_ARGS_LENGTH: len(joined),
         A.RESPONSE_TOOL_ARGS_ANOMALY: round(max(unicode_anomaly(joined), mojibake_score(joined)), 6),
     }
+
+
+# --- Tool results ---------------------------------------------------------------------------------
+
+_NUMERIC_RE = re.compile(r"^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$")
+_ERROR_KEYS = ("error", "errors", "error_message", "exception", "fault")
+_MAX_WALK = 20_000
+
+
+def _walk(value: Any, budget: list[int]) -> tuple[int, int, int]:
+    """(keys, array items, numeric strings) over the whole structure, bounded for huge results."""
+    keys = items = numeric = 0
+    stack = [value]
+    while stack and budget[0] > 0:
+        budget[0] -= 1
+        v = stack.pop()
+        if isinstance(v, dict):
+            keys += len(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            items += len(v)
+            stack.extend(v)
+        elif isinstance(v, str) and len(v) < 40 and _NUMERIC_RE.match(v):
+            numeric += 1
+    return keys, items, numeric
+
+
+def _shape(value: Any, depth: int = 0) -> Any:
+    """The structure of a value with every leaf replaced by its type name; arrays by their first item."""
+    if depth > 6:
+        return "..."
+    if isinstance(value, dict):
+        return {k: _shape(v, depth + 1) for k, v in sorted(value.items())}
+    if isinstance(value, list):
+        return [_shape(value[0], depth + 1)] if value else []
+    return type(value).__name__
+
+
+def _error_text(obj: dict[str, Any]) -> str | None:
+    for key in _ERROR_KEYS:
+        if key in obj and obj[key] not in (None, False, "", [], {}):
+            val = obj[key]
+            return val if isinstance(val, str) else json.dumps(val, ensure_ascii=False)[:2000]
+    return None
+
+
+def _status_of(obj: dict[str, Any]) -> int | None:
+    for key in ("status", "status_code", "code", "statusCode"):
+        val = obj.get(key)
+        if isinstance(val, int) and not isinstance(val, bool) and 100 <= val <= 599:
+            return val
+        if isinstance(val, str) and val.isdigit() and 100 <= int(val) <= 599:
+            return int(val)
+    return None
+
+
+def tool_result_signals(result: Any) -> dict[str, Any]:
+    """Signals of what a tool call returned to the agent, comparable across calls of one tool.
+
+    A result is an error when it is an object carrying an error key or an HTTP error status, or
+    text that reads like an error; the markers say which kind (timeout, rate limit, ...). Key
+    sets and a value-free shape digest let a diagnoser see lost or renamed keys against other
+    results of the same tool without storing the result itself.
+    """
+    text = result if isinstance(result, str) else None
+    parsed: Any = None
+    is_json_value = False
+    if text is None:
+        if isinstance(result, bytes):
+            text = result.decode("utf-8", "replace")
+        else:
+            parsed, is_json_value = result, True
+            try:
+                text = json.dumps(result, ensure_ascii=False, default=str)
+            except (TypeError, ValueError):
+                text = str(result)
+                parsed, is_json_value = None, False
+    if not is_json_value:
+        stripped = text.strip()
+        try:
+            parsed, is_json_value = json.loads(stripped), bool(stripped)
+        except (ValueError, TypeError):
+            parsed, is_json_value = None, False
+    stripped = text.strip()
+    empty = stripped == "" or (is_json_value and parsed in ({}, [], None, ""))
+    markers: list[str] = []
+    status: int | None = None
+    is_error = False
+    if isinstance(parsed, dict):
+        err = _error_text(parsed)
+        status = _status_of(parsed)
+        if err is not None or (status is not None and status >= 400):
+            is_error = True
+            markers = error_markers(err or "") or []
+            if status == 429 and "rate_limit" not in markers:
+                markers.append("rate_limit")
+            if err is not None and not markers:
+                markers = [m for m in ("rate_limit", "timeout") if m in err.lower().replace(" ", "_")]
+    elif not is_json_value and stripped:
+        markers = error_markers(stripped)
+        is_error = bool(markers)
+    out: dict[str, Any] = {
+        A.TOOL_RESULT_LENGTH: len(text),
+        A.TOOL_RESULT_IS_JSON: is_json_value,
+        A.TOOL_RESULT_JSON_LIKE: stripped[:1] in ("{", "[") or stripped[:1] == '"',
+        A.TOOL_RESULT_EMPTY: empty,
+        A.TOOL_RESULT_IS_ERROR: is_error,
+        A.TOOL_RESULT_ERROR_MARKER: markers[0] if markers else "",
+        A.TOOL_RESULT_ERROR_MARKERS: markers,
+        A.TOOL_RESULT_DIGEST: digest(text),
+    }
+    if status is not None:
+        out[A.TOOL_RESULT_STATUS] = status
+    if is_json_value:
+        keys, items, numeric = _walk(parsed, [_MAX_WALK])
+        out[A.TOOL_RESULT_KEYS] = sorted(str(k) for k in parsed)[:64] if isinstance(parsed, dict) else []
+        out[A.TOOL_RESULT_KEY_COUNT] = keys
+        out[A.TOOL_RESULT_ITEM_COUNT] = items
+        out[A.TOOL_RESULT_NUMERIC_STRINGS] = numeric
+        out[A.TOOL_RESULT_SHAPE_DIGEST] = canonical_json_digest(_shape(parsed))
+    return out

@@ -1,0 +1,308 @@
+"""``agentchaos campaign ...`` and ``agentchaos report ...``.
+
+The agent adapters live here, not in the runner: the runner is generic over ``run_one`` and the
+adapters are the only place that knows how the bundled reference agent and the BFCL harness
+are started, which tasks they have and which simulated policy stands in for a model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from agentchaos_otel.campaign.runner import CLEAN, EpisodeOutcome, EpisodeSpec
+
+app = typer.Typer(help="Robustness campaigns: tasks x fault conditions x seeds.", no_args_is_help=True,
+                  add_completion=False, pretty_exceptions_enable=False)
+campaign_app = app
+report_app = typer.Typer(help="Robustness report from a trace file.", add_completion=False,
+                         pretty_exceptions_enable=False)
+
+TOOL_CONDITIONS = ("none", "independent", "bursty", "persistent")
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+# --- Parsing -------------------------------------------------------------------------------------
+
+def parse_seeds(text: str) -> list[int]:
+    seeds: list[int] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if "-" in part[1:]:
+            lo, hi = part.split("-", 1)
+            if not (lo.isdigit() and hi.isdigit()) or int(hi) < int(lo):
+                raise ValueError(f"bad seed range {part!r}; use e.g. 0-3")
+            seeds.extend(range(int(lo), int(hi) + 1))
+        elif part.lstrip("-").isdigit():
+            seeds.append(int(part))
+        else:
+            raise ValueError(f"bad seed {part!r}; use integers like 0,1 or a range 0-3")
+    if not seeds:
+        raise ValueError("no seeds given")
+    return list(dict.fromkeys(seeds))
+
+
+def parse_conditions(text: str) -> list[str]:
+    """Tool-result conditions and/or LLM-fault catalog names; every name is checked now."""
+    from agentchaos_otel.inject.plan import resolve_plan
+
+    conds = list(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
+    if not conds:
+        raise ValueError("no conditions given")
+    if conds == ["catalog"] or "agentchaos65" in conds:
+        from agentchaos_otel.faults.catalog import agentchaos_names
+
+        conds = [c for c in conds if c not in ("catalog", "agentchaos65")] + agentchaos_names()
+        conds = list(dict.fromkeys(([CLEAN] if CLEAN not in conds else []) + conds))
+    for c in conds:
+        if c not in TOOL_CONDITIONS:
+            if "," in c or c.endswith((".toml", ".json")):
+                raise ValueError(f"condition {c!r}: only tool conditions and catalog names are allowed")
+            resolve_plan(c)  # raises PlanError / unknown fault with a readable message
+    return conds
+
+
+# --- Agents ----------------------------------------------------------------------------------------
+
+@dataclass
+class AgentSetup:
+    """What a campaign needs from an agent: its task ids, a policy for the simulated model, and
+    a factory making ``run_one`` once the model endpoint is known."""
+
+    name: str
+    task_ids: list[str]
+    policy: Any
+    make_run_one: Callable[[Any, str], Callable[[EpisodeSpec], Any]]
+    opens_episode: bool
+
+
+def _tool_injector_wrap(tools: dict[str, Callable[..., Any]], spec: EpisodeSpec) -> dict[str, Callable[..., Any]]:
+    if spec.condition not in TOOL_CONDITIONS or spec.condition == CLEAN:
+        return tools
+    from agentchaos_otel.inject.tools import ToolFaultInjector
+
+    injector = ToolFaultInjector(spec.condition, seed=spec.seed, episode_key=spec.task_id)
+    wrapped = injector.wrap(dict(tools))
+    return wrapped if isinstance(wrapped, dict) else {n: (lambda n=n, **kw: injector.call_tool(n, kw))
+                                                      for n in tools}
+
+
+def reference_agent(tasks: str, seed: int = 0) -> AgentSetup:
+    from agentchaos_otel.sim.reference_agent import ReferencePolicy, run_reference_agent
+    from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, reference_tasks
+
+    n = 50 if tasks == "all" else _count(tasks)
+    by_id = {t.task_id: t for t in reference_tasks(n, seed)}
+
+    def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
+        def run_one(spec: EpisodeSpec) -> EpisodeOutcome:
+            task = by_id[spec.task_id]
+            run = run_reference_agent(client, task, model=model, tools=_tool_injector_wrap(REFERENCE_TOOLS, spec))
+            return EpisodeOutcome(bool(run.success), run.error)
+        return run_one
+
+    return AgentSetup("reference", list(by_id), ReferencePolicy(mistake_rate=0.05), make, opens_episode=False)
+
+
+def bfcl_agent(tasks: str, seed: int = 0) -> AgentSetup:
+    from benchmarks.bfcl import UNAVAILABLE_REASON, bfcl_available
+
+    if not bfcl_available():
+        raise ValueError(UNAVAILABLE_REASON)
+    from benchmarks.bfcl.episode import run_bfcl_episode
+    from benchmarks.bfcl.sim_policy import BfclSimPolicy
+    from benchmarks.bfcl.tasks import load_tasks, resolve_task_ids
+
+    every = [t.id for t in load_tasks()]
+    ids = every if tasks == "all" else (every[:_count(tasks)] if tasks.isdigit() else resolve_task_ids(tasks))
+
+    def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
+        def run_one(spec: EpisodeSpec) -> Any:
+            tool_cond = spec.condition if spec.condition in TOOL_CONDITIONS else CLEAN
+            plan = None if spec.condition in TOOL_CONDITIONS else spec.condition
+            return run_bfcl_episode(spec.task_id, condition=tool_cond, seed=spec.seed, model=model, client=client,
+                                    plan=plan)
+        return run_one
+
+    return AgentSetup("bfcl", ids, BfclSimPolicy(load_tasks(ids=ids), seed=seed), make, opens_episode=True)
+
+
+AGENTS: dict[str, Callable[[str, int], AgentSetup]] = {"reference": reference_agent, "bfcl": bfcl_agent}
+
+
+def _count(tasks: str) -> int:
+    if not tasks.isdigit() or int(tasks) < 1:
+        raise ValueError(f"--tasks must be a positive number or 'all', got {tasks!r}")
+    return int(tasks)
+
+
+@contextlib.contextmanager
+def model_endpoint(policy: Any, base_url: str | None, model: str | None, api_key_env: str,
+                   seed: int) -> Iterator[tuple[str, str, str, bool]]:
+    """(base_url, model, api_key, simulated): a real endpoint when given, else the simulated one."""
+    if base_url:
+        if not model:
+            raise ValueError("--model is required with --base-url")
+        key = os.environ.get(api_key_env)
+        if not key:
+            raise ValueError(f"environment variable {api_key_env} is not set (needed for --base-url)")
+        yield base_url, model, key, False
+        return
+    from agentchaos_otel.sim.server import SimulatedModelServer
+
+    with SimulatedModelServer(policy, seed=seed) as server:
+        yield server.base_url, policy.name, "sk-simulated", True
+
+
+# --- Commands ----------------------------------------------------------------------------------
+
+@app.command("sanity")
+def sanity_cmd(
+    conditions: Annotated[str, typer.Option(help="Conditions to check (tool conditions / catalog names).")]
+    = "none,independent,bursty,persistent",
+    seed: Annotated[int, typer.Option(help="Seed of the checks.")] = 0,
+) -> None:
+    """Run the pre-campaign sanity checks and print each result."""
+    from agentchaos_otel.campaign.sanity import run_sanity
+
+    try:
+        conds = parse_conditions(conditions)
+    except ValueError as exc:
+        _fail(str(exc))
+    report = run_sanity(conds, seed)
+    for c in report.checks:
+        typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name}: {c.detail}")
+    if not report.ok:
+        _fail(f"{len(report.failures)} sanity check(s) failed")
+
+
+@app.command("run")
+def run_cmd(
+    agent: Annotated[str, typer.Option(help="Agent: reference or bfcl.")] = "reference",
+    tasks: Annotated[str, typer.Option(help="Number of tasks, 'all', or (bfcl) ids/ranges like 0-9,17.")] = "10",
+    conditions: Annotated[str, typer.Option(help="Comma list of tool conditions (none, independent, bursty, "
+                                                 "persistent) and/or LLM-fault catalog names; 'catalog' "
+                                                 "= all 65 plus none.")] = "none,independent,bursty,persistent",
+    seeds: Annotated[str, typer.Option(help="Comma list or range of seeds, e.g. 0,1 or 0-3.")] = "0",
+    workers: Annotated[int, typer.Option(min=1, max=64, help="Parallel episodes (threads).")] = 4,
+    db: Annotated[Path, typer.Option(help="Trace file to write (and resume from).")] = Path("traces.duckdb"),
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint; default: the bundled "
+                                                      "simulated model, labelled SIMULATED.")] = None,
+    model: Annotated[str | None, typer.Option(help="Model name for --base-url.")] = None,
+    api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Run a campaign; episodes already in the trace file are skipped, so re-running resumes."""
+    from agentchaos_otel.campaign.runner import CampaignConfig, finished_episodes
+    from agentchaos_otel.campaign.sanity import run_sanity
+
+    console = Console(stderr=True)
+    try:
+        if agent not in AGENTS:
+            raise ValueError(f"unknown agent {agent!r}; expected one of {', '.join(AGENTS)}")
+        seed_list = parse_seeds(seeds)
+        conds = parse_conditions(conditions)
+        if db.exists() and db.is_dir():
+            raise ValueError(f"--db {db} is a directory")
+        report = run_sanity(conds, seed_list[0])
+        if not report.ok:
+            for c in report.failures:
+                typer.echo(f"FAIL  {c.name}: {c.detail}", err=True)
+            raise ValueError(f"{len(report.failures)} sanity check(s) failed; the campaign did not start")
+        setup = AGENTS[agent](tasks, seed_list[0])
+        finished_episodes(db)  # an unreadable file fails here, before anything is started
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    console.print(f"sanity: {len(report.checks)} checks passed")
+    try:
+        with model_endpoint(setup.policy, base_url, model, api_key_env, seed_list[0]) as (url, mdl, key, sim):
+            config = CampaignConfig(agent=setup.name, tasks=setup.task_ids, conditions=conds, seeds=seed_list,
+                                    workers=workers, db=db, simulated=sim,
+                                    extra={"base_url": None if sim else url, "model": mdl})
+            result = execute(config, setup, url, mdl, key, console=console, progress=progress)
+    except ValueError as exc:
+        _fail(str(exc))
+    label = " (SIMULATED model)" if config.simulated else ""
+    typer.echo(json.dumps({"run_id": result.run_id, "simulated": config.simulated, **result.counts}))
+    console.print(f"campaign {result.run_id} done{label}: {result.counts}")
+
+
+def execute(config: Any, setup: AgentSetup, base_url: str, model: str, api_key: str, *,
+            console: Console | None = None, progress: bool = True) -> Any:
+    """Configure tracing into ``config.db``, run the campaign, flush, shut tracing down."""
+    import openai
+
+    import agentchaos_otel
+    from agentchaos_otel.campaign.runner import run_campaign
+
+    handle = agentchaos_otel.configure(db=str(config.db), plan=None, seed=config.seeds[0])
+    try:
+        client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=2, timeout=120.0)
+        run_one = setup.make_run_one(client, model)
+        return run_campaign(config, run_one, console=console, progress=progress, flush=handle.force_flush,
+                            opens_episode=setup.opens_episode, tracer_provider=handle.provider)
+    finally:
+        handle.shutdown()
+
+
+@app.command("runs")
+def runs_cmd(db: Annotated[Path, typer.Argument(help="A traces.duckdb file.")]) -> None:
+    """Every recorded campaign invocation in a trace file, as JSON lines."""
+    from agentchaos_otel.campaign.runner import campaign_runs
+
+    if not db.exists():
+        _fail(f"no such file: {db}")
+    try:
+        rows = campaign_runs(db)
+    except Exception as exc:
+        _fail(str(exc))
+    for r in rows:
+        typer.echo(json.dumps(r, default=str))
+
+
+def report_command(
+    db: Annotated[Path, typer.Argument(help="A traces.duckdb file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the measures as JSON.")] = False,
+    html: Annotated[Path | None, typer.Option("--html", help="Write index.html and PNG plots here.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap resampling.")] = 0,
+    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples (the study used 2,000-4,000).")]
+    = 2000,
+    clean: Annotated[str, typer.Option(help="Name of the no-fault condition.")] = CLEAN,
+) -> None:
+    """Robustness measures of the study from the stored traces: tables, JSON or an HTML page."""
+    from agentchaos_otel.campaign import report as R
+
+    try:
+        measures = R.build(R.load_corpus(db), seed=seed, resamples=resamples, clean=clean)
+        page = None
+        if html is not None:
+            from agentchaos_otel.campaign.html import write_html
+
+            page = write_html(measures, html)
+    except (R.ReportError, OSError) as exc:
+        _fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps(R.to_json(measures), indent=2, default=str))
+    else:
+        R.render_terminal(measures, Console())
+    if page is not None:
+        typer.echo(f"wrote {page}", err=as_json)
+
+
+report_app.callback(invoke_without_command=True)(report_command)
+app.command("report")(report_command)

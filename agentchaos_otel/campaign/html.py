@@ -1,0 +1,111 @@
+"""A self-contained HTML page of the report: tables and the PNG figures, in one directory.
+
+The page is static (no scripts, no external assets) so it can be attached to a ticket or served
+from any file share; every value is escaped because task ids and error strings come from traces.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from agentchaos_otel.campaign import plots
+from agentchaos_otel.campaign import published as P
+from agentchaos_otel.campaign import report as R
+from agentchaos_otel.campaign.measures import StudyMeasures
+
+_CSS = """
+body { font-family: sans-serif; margin: 2em; max-width: 1100px; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+caption { font-weight: bold; text-align: left; padding: 0.3em 0; }
+.sim { background: #b00020; color: white; padding: 0.5em 1em; font-weight: bold; }
+.note { color: #8a5a00; }
+img { max-width: 100%; border: 1px solid #eee; }
+"""
+
+_FIGURE_CAPTIONS = {
+    "success_by_condition": "Success by condition with 95% bootstrap intervals",
+    "paired_differences": "Paired difference (faulted − clean, same task and seed)",
+    "contributions": "Per-type contribution (forest plot)",
+    "retry_abandonment": "Retry and abandonment",
+}
+
+
+def _table(caption: str, header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><caption>{escape(caption)}</caption><tr>{head}</tr>{body}</table>"
+
+
+def _tables(m: StudyMeasures) -> list[str]:
+    out = []
+    rows = []
+    for cond, s in m.conditions.items():
+        d, dt = m.paired.get(cond), m.paired_triggered.get(cond)
+        rows.append([cond, str(s.episodes), R.interval(s.success),
+                     R.interval(d.difference, points=True) if d else "—", str(d.pairs) if d else "—",
+                     R.interval(dt.difference, points=True) if dt else "—",
+                     R.pub(P.SUCCESS_BY_CONDITION.get(cond)), R.pub(P.PAIRED_DIFFERENCE.get(cond), points=True),
+                     str(s.triggered), str(s.fired_not_changed), str(s.crashes)])
+    out.append(_table(R.title("Success by condition", m),
+                      ["condition", "episodes", "success [95% CI]", "paired Δ pts [95% CI]", "pairs",
+                       "Δ triggered only", "published success", "published Δ", "triggered", "no-op faults",
+                       "crashes"], rows))
+    types = sorted(set(m.contributions.types) | {k for k in m.single_fault if k != "clean"})
+    rows = []
+    for t in types:
+        e, sf = m.contributions.effects.get(t), m.single_fault.get(t)
+        rows.append([t, R.interval(e, points=True) if e else "—", R.pub(P.TYPE_CONTRIBUTION.get(t), points=True),
+                     R.interval(sf) if sf else "—", str(sf.n) if sf else "0",
+                     R.pub(P.SINGLE_FAULT_SUCCESS.get(t)), R.rate(m.retry.get(t)), R.pub(P.RETRY_RATE.get(t)),
+                     R.rate(m.abandonment.get(t)), R.pub(P.ABANDONMENT.get(t))])
+    rows.append(["(unfaulted / clean)", "", "", R.interval(m.single_fault["clean"]) if "clean" in m.single_fault
+                 else "—", str(m.single_fault["clean"].n) if "clean" in m.single_fault else "0",
+                 R.pub(P.SUCCESS_BY_CONDITION["none"]), R.rate(m.retry.get("unfaulted")),
+                 R.pub(P.RETRY_RATE["unfaulted"]), R.rate(m.abandonment.get("clean")), R.pub(P.ABANDONMENT["clean"])])
+    out.append(_table(R.title("Per fault type", m),
+                      ["fault type", "contribution pts [95% CI]", "published", "single-fault success", "n",
+                       "published", "retry", "published", "abandonment", "published"], rows))
+    rows = [[c, str(b.runs), "—" if b.mean is None else f"{b.mean:.2f}", str(b.longest), R.pct(b.rate),
+             "" if c not in P.BURST_RUN_LENGTH else f"{P.BURST_RUN_LENGTH[c].value:.2f}"]
+            for c, b in m.bursts.items()]
+    out.append(_table(R.title("Burst structure", m),
+                      ["condition", "runs", "mean run length", "longest", "per-step rate", "published mean"], rows))
+    rows = [[str(c.task_id), c.condition, str(c.seed), c.error[:300]] for c in m.crashes[:50]]
+    out.append(_table(R.title(f"Crashes: {len(m.crashes)} (published study: 0)", m),
+                      ["task", "condition", "seed", "error"], rows))
+    return out
+
+
+def write_html(m: StudyMeasures, out_dir: str | Path) -> Path:
+    """Write ``index.html`` and its PNG figures into ``out_dir`` and return the page's path."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise R.ReportError(f"{out} exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    figures = plots.write_all(m, out) if m.episodes else {}
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(R.title('Robustness report', m))}"
+             f"</title><style>{_CSS}</style></head><body>"]
+    if m.simulated:
+        parts.append("<p class='sim'>SIMULATED: these episodes ran against the bundled simulated model. "
+                     "Nothing here is evidence about a real model.</p>")
+    parts.append(f"<h1>{escape(R.title('Robustness report', m))}</h1>")
+    parts.append(f"<p>{m.episodes} episodes; clean condition '{escape(m.clean)}'; {m.resamples} bootstrap "
+                 f"resamples; seed {m.seed}. Measured values sit next to the published figures of the "
+                 f"{escape(P.TOOL_STUDY_SOURCE)}.</p>")
+    for w in m.warnings:
+        parts.append(f"<p class='note'>note: {escape(w)}</p>")
+    if m.episodes:
+        parts.extend(_tables(m))
+        for name, path in figures.items():
+            caption = R.title(_FIGURE_CAPTIONS[name], m)
+            if path is None:
+                parts.append(f"<h2>{escape(caption)}</h2><p class='note'>not enough data for this figure</p>")
+            else:
+                parts.append(f"<h2>{escape(caption)}</h2><img src='{escape(path.name)}' alt='{escape(caption)}'>")
+    parts.append("</body></html>")
+    page = out / "index.html"
+    page.write_text("\n".join(parts), encoding="utf-8")
+    return page

@@ -1,0 +1,596 @@
+"""The robustness measures of the tool-response study, as pure functions of stored episodes.
+
+Every function takes a list of ``EpisodeTrace`` (unblinded: the measures need ground truth) and,
+where resampling is involved, an explicit seed, so the same corpus and seed always give the same
+report and every measure can be tested on hand-built traces. Definitions follow DESIGN.md
+section 6; where the study left a detail open the choice is stated in the function's docstring.
+
+Episodes of a faulted condition whose faults never changed what the agent saw ("not triggered")
+are left out of the fault-impact measures (contributions, single-fault success, retry,
+abandonment) but kept in the condition-level success rates, which measure the condition as run.
+"""
+
+from __future__ import annotations
+
+import warnings
+import zlib
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.store.model import EpisodeTrace, StepRecord
+
+CLEAN = "none"
+DEFAULT_RESAMPLES = 2000
+RETRY_WINDOW = 3
+CI_LEVEL = 0.95
+
+
+def _rng(seed: int, *labels: str) -> np.random.Generator:
+    """A generator per (seed, measure, group) so adding a condition never shifts another's draws."""
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, *(zlib.crc32(s.encode()) for s in labels)])
+
+
+def _percentiles(samples: np.ndarray) -> tuple[float | None, float | None]:
+    samples = samples[np.isfinite(samples)]
+    if samples.size == 0:
+        return None, None
+    alpha = (1.0 - CI_LEVEL) / 2.0
+    lo, hi = np.quantile(samples, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A proportion or difference (as a fraction, not percent) with a bootstrap interval."""
+
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    n: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def bootstrap_mean(values: Sequence[float], *, seed: int, label: str,
+                   resamples: int = DEFAULT_RESAMPLES) -> Estimate:
+    arr = np.asarray(values, dtype=float)
+    if arr.size == 0:
+        return Estimate(None, n=0)
+    idx = _rng(seed, "mean", label).integers(0, arr.size, size=(resamples, arr.size))
+    lo, hi = _percentiles(arr[idx].mean(axis=1))
+    return Estimate(float(arr.mean()), lo, hi, int(arr.size))
+
+
+# --- Per-episode facts ------------------------------------------------------------------------
+
+def is_clean(ep: EpisodeTrace, clean: str = CLEAN) -> bool:
+    return (ep.condition or CLEAN) == clean
+
+
+def condition_of(ep: EpisodeTrace) -> str:
+    return ep.condition or CLEAN
+
+
+def crashed(ep: EpisodeTrace) -> bool:
+    return bool(ep.attributes.get(A.EPISODE_ERROR))
+
+
+def fired_steps(ep: EpisodeTrace) -> list[StepRecord]:
+    """Steps where a fault fired, whether or not it changed anything."""
+    return [s for s in ep.steps if s.get(A.FAULT_INJECTED)]
+
+
+def is_faulted(step: StepRecord) -> bool:
+    """A fault fired here and changed what the agent saw (the ground truth of ``faults()``)."""
+    return bool(step.get(A.FAULT_INJECTED)) and bool(step.get(A.FAULT_CHANGED, True))
+
+
+def fault_counts(ep: EpisodeTrace) -> Counter[str]:
+    return Counter(f.fault_type for f in ep.faults())
+
+
+def in_impact_set(ep: EpisodeTrace, clean: str = CLEAN) -> bool:
+    """Clean episodes plus triggered faulted ones: the population of the fault-impact measures."""
+    return is_clean(ep, clean) or ep.triggered
+
+
+def canonical(episodes: Iterable[EpisodeTrace]) -> list[EpisodeTrace]:
+    """A fixed order, so resampling by index gives the same draws however the corpus was loaded."""
+    return sorted(episodes, key=lambda e: (condition_of(e), _agent(e), str(e.task_id),
+                                           -1 if e.seed is None else e.seed, e.trace_id))
+
+
+def scored(episodes: Iterable[EpisodeTrace]) -> list[EpisodeTrace]:
+    return [e for e in canonical(episodes) if e.success is not None]
+
+
+def _agent(ep: EpisodeTrace) -> str:
+    return str(ep.attributes.get(A.GEN_AI_AGENT_NAME) or "")
+
+
+def pair_key(ep: EpisodeTrace) -> tuple[str, str, int | None]:
+    return (_agent(ep), str(ep.task_id), ep.seed)
+
+
+# --- Success per condition and paired differences --------------------------------------------
+
+@dataclass(frozen=True)
+class ConditionSummary:
+    condition: str
+    episodes: int
+    scored: int
+    successes: int
+    success: Estimate
+    crashes: int
+    triggered: int
+    fired_not_changed: int
+    no_fault: int
+    steps_per_episode: float
+    tool_calls_per_episode: float
+
+
+def condition_summaries(episodes: Sequence[EpisodeTrace], *, seed: int = 0,
+                        resamples: int = DEFAULT_RESAMPLES) -> dict[str, ConditionSummary]:
+    """Success with bootstrap interval, crashes and trigger status, per condition."""
+    groups: dict[str, list[EpisodeTrace]] = defaultdict(list)
+    for ep in canonical(episodes):
+        groups[condition_of(ep)].append(ep)
+    out = {}
+    for cond in sorted(groups, key=_condition_order):
+        eps = groups[cond]
+        outcomes = [1.0 if e.success else 0.0 for e in scored(eps)]
+        fired = [bool(fired_steps(e)) for e in eps]
+        trig = [e.triggered for e in eps]
+        out[cond] = ConditionSummary(
+            condition=cond, episodes=len(eps), scored=len(outcomes), successes=int(sum(outcomes)),
+            success=bootstrap_mean(outcomes, seed=seed, label=f"success:{cond}", resamples=resamples),
+            crashes=sum(crashed(e) for e in eps), triggered=sum(trig),
+            fired_not_changed=sum(f and not t for f, t in zip(fired, trig, strict=True)),
+            no_fault=sum(not f for f in fired),
+            steps_per_episode=float(np.mean([len(e.steps) for e in eps])),
+            tool_calls_per_episode=float(np.mean([len(e.tool_steps) for e in eps])),
+        )
+    return out
+
+
+_ORDER = {"none": 0, "persistent": 1, "bursty": 2, "independent": 3}
+
+
+def _condition_order(cond: str) -> tuple[int, str]:
+    return (_ORDER.get(cond, 10), cond)
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    condition: str
+    pairs: int
+    faulted_success: float | None
+    clean_success: float | None
+    difference: Estimate
+
+
+def paired_differences(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: int = 0,
+                       resamples: int = DEFAULT_RESAMPLES, triggered_only: bool = False
+                       ) -> dict[str, PairedDifference]:
+    """Faulted minus clean success on the same (agent, task, seed), resampling pairs.
+
+    With ``triggered_only`` the faulted episodes whose faults changed nothing are dropped, which
+    answers "what does a fault that lands cost" rather than "what does running this condition cost".
+    Duplicate episodes of one key (a re-run) are averaged so a pair counts once.
+    """
+    by_cond: dict[str, dict[tuple[str, str, int | None], list[float]]] = defaultdict(lambda: defaultdict(list))
+    for ep in scored(episodes):
+        if triggered_only and not is_clean(ep, clean) and not ep.triggered:
+            continue
+        by_cond[condition_of(ep)][pair_key(ep)].append(1.0 if ep.success else 0.0)
+    base = by_cond.get(clean, {})
+    out = {}
+    for cond in sorted(by_cond, key=_condition_order):
+        if cond == clean:
+            continue
+        keys = sorted(set(by_cond[cond]) & set(base), key=repr)
+        if not keys:
+            out[cond] = PairedDifference(cond, 0, None, None, Estimate(None))
+            continue
+        f = np.array([np.mean(by_cond[cond][k]) for k in keys])
+        c = np.array([np.mean(base[k]) for k in keys])
+        d = f - c
+        idx = _rng(seed, "paired", cond, str(triggered_only)).integers(0, d.size, size=(resamples, d.size))
+        lo, hi = _percentiles(d[idx].mean(axis=1))
+        out[cond] = PairedDifference(cond, len(keys), float(f.mean()), float(c.mean()),
+                                     Estimate(float(d.mean()), lo, hi, len(keys)))
+    return out
+
+
+# --- Per-type contributions (logistic regression) ---------------------------------------------
+
+@dataclass(frozen=True)
+class Contributions:
+    """Change in success probability per added fault of each type, at the mean of the data."""
+
+    types: tuple[str, ...]
+    effects: dict[str, Estimate]
+    episodes: int
+    resamples_used: int
+    note: str = ""
+
+
+def _design(eps: Sequence[EpisodeTrace], types: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    counts = [fault_counts(e) for e in eps]
+    x = np.array([[c.get(t, 0) for t in types] + [len(e.steps)] for c, e in zip(counts, eps, strict=True)],
+                 dtype=float)
+    y = np.array([1 if e.success else 0 for e in eps], dtype=int)
+    return x, y
+
+
+def _marginal_effects(x: np.ndarray, y: np.ndarray, n_types: int) -> np.ndarray | None:
+    """One more fault of type k at the mean covariates: sigma(eta_bar + b_k) - sigma(eta_bar).
+
+    A very weak L2 penalty keeps the fit finite when a resample separates the classes (a type
+    that only ever appears in failures); it does not move well-identified coefficients.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    if len(np.unique(y)) < 2:
+        return None
+    # Standardise the step count so the tiny penalty treats every column alike.
+    x = x.copy()
+    sd = x[:, -1].std()
+    if sd > 0:
+        x[:, -1] = (x[:, -1] - x[:, -1].mean()) / sd
+    model = LogisticRegression(C=1e4, max_iter=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(x, y)
+    beta = model.coef_[0]
+    eta_bar = float(model.intercept_[0] + x.mean(axis=0) @ beta)
+
+    def sig(z: np.ndarray | float) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-np.asarray(z, dtype=float)))
+
+    return sig(eta_bar + beta[:n_types]) - sig(eta_bar)
+
+
+def type_contributions(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: int = 0,
+                       resamples: int = DEFAULT_RESAMPLES) -> Contributions:
+    """Logistic regression of success on per-type fault counts plus the number of steps.
+
+    Fault types mix within an episode, so the condition-level drop is an average over types; the
+    regression separates them. The interval comes from resampling episodes and refitting;
+    resamples in which one outcome is absent cannot be fitted and are skipped (reported).
+    """
+    eps = [e for e in scored(episodes) if in_impact_set(e, clean)]
+    types = tuple(sorted({t for e in eps for t in fault_counts(e)}))
+    if not types:
+        return Contributions((), {}, len(eps), 0, "no triggered faults: nothing to attribute")
+    x, y = _design(eps, types)
+    point = _marginal_effects(x, y, len(types))
+    if point is None:
+        return Contributions(types, {}, len(eps), 0,
+                             "every episode has the same outcome: the regression is not identified")
+    rng = _rng(seed, "contributions")
+    draws = []
+    for _ in range(resamples):
+        idx = rng.integers(0, len(eps), size=len(eps))
+        eff = _marginal_effects(x[idx], y[idx], len(types))
+        if eff is not None:
+            draws.append(eff)
+    boot = np.array(draws) if draws else np.empty((0, len(types)))
+    effects = {}
+    for k, t in enumerate(types):
+        lo, hi = _percentiles(boot[:, k]) if len(draws) else (None, None)
+        effects[t] = Estimate(float(point[k]), lo, hi, int((x[:, k] > 0).sum()))
+    note = "" if len(draws) == resamples else f"{resamples - len(draws)} resamples had one outcome only"
+    return Contributions(types, effects, len(eps), len(draws), note)
+
+
+# --- Single-fault success, retry, abandonment --------------------------------------------------
+
+def single_fault_success(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: int = 0,
+                         resamples: int = DEFAULT_RESAMPLES) -> dict[str, Estimate]:
+    """Success of episodes with exactly one fault that changed something, by its type.
+
+    The regression-free cross-check of the contributions: no model assumption, fewer episodes.
+    The clean reference is returned under the key ``clean``.
+    """
+    groups: dict[str, list[float]] = defaultdict(list)
+    for ep in scored(episodes):
+        faults = ep.faults()
+        if is_clean(ep, clean):
+            groups["clean"].append(1.0 if ep.success else 0.0)
+        elif len(faults) == 1:
+            groups[faults[0].fault_type].append(1.0 if ep.success else 0.0)
+    return {t: bootstrap_mean(v, seed=seed, label=f"single:{t}", resamples=resamples)
+            for t, v in sorted(groups.items(), key=lambda kv: (kv[0] == "clean", kv[0]))}
+
+
+def _tool_identity(step: StepRecord) -> tuple[str, str] | None:
+    digest = step.get(A.TOOL_ARGS_DIGEST)
+    if digest is None:
+        return None
+    return (str(step.get(A.GEN_AI_TOOL_NAME) or step.name), str(digest))
+
+
+def _moves(ep: EpisodeTrace) -> list[int]:
+    """Agent move of each step: an LLM call opens a move, its tool calls belong to it.
+
+    Traces without LLM spans (tools traced alone) treat every tool call as its own move.
+    """
+    if not ep.llm_steps:
+        return list(range(len(ep.steps)))
+    moves, m = [], -1
+    for s in ep.steps:
+        if s.kind == "llm":
+            m += 1
+        moves.append(max(m, 0))
+    return moves
+
+
+def retried(ep: EpisodeTrace, index: int, window: int = RETRY_WINDOW) -> bool | None:
+    """Whether the identical tool call of step ``index`` reappears within the next ``window`` moves.
+
+    Identical means the same tool name and argument digest. Calls later in the same move are
+    not counted: the agent issued them before it saw this step's result. None when the step
+    carries no argument digest and so cannot be compared.
+    """
+    step = ep.steps[index]
+    ident = _tool_identity(step)
+    if ident is None:
+        return None
+    moves = _moves(ep)
+    m = moves[index]
+    for j in range(index + 1, len(ep.steps)):
+        if moves[j] <= m:
+            continue
+        if moves[j] > m + window:
+            break
+        if ep.steps[j].kind == "tool" and _tool_identity(ep.steps[j]) == ident:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Rate:
+    hits: int
+    total: int
+
+    @property
+    def value(self) -> float | None:
+        return self.hits / self.total if self.total else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"hits": self.hits, "total": self.total, "value": self.value}
+
+
+def retry_rates(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
+                window: int = RETRY_WINDOW) -> dict[str, Rate]:
+    """Retry rate after faulted tool steps per fault type, and after unfaulted tool steps.
+
+    Faulted steps come from the fault-impact population; the ``unfaulted`` reference uses every
+    tool step on which nothing fired, from all episodes, as the study did.
+    """
+    hits: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
+    for ep in episodes:
+        impact = in_impact_set(ep, clean)
+        for i, s in enumerate(ep.steps):
+            if s.kind != "tool":
+                continue
+            if is_faulted(s):
+                if not impact:
+                    continue
+                key = str(s.get(A.FAULT_TYPE))
+            elif s.get(A.FAULT_INJECTED):
+                continue  # fired without effect: neither a faulted nor a clean observation
+            else:
+                key = "unfaulted"
+            r = retried(ep, i, window)
+            if r is None:
+                continue
+            totals[key] += 1
+            hits[key] += int(r)
+    keys = sorted(totals, key=lambda k: (k == "unfaulted", k))
+    return {k: Rate(hits[k], totals[k]) for k in keys}
+
+
+def stopped_after(ep: EpisodeTrace, index: int) -> bool:
+    """The agent made no tool call after step ``index`` and the episode ended on a text reply."""
+    later = ep.steps[index + 1:]
+    if any(s.kind == "tool" for s in later):
+        return False
+    llm_later = [s for s in later if s.kind == "llm"]
+    if not llm_later:
+        return False
+    return int(llm_later[-1].get(A.RESPONSE_TOOL_CALL_COUNT, 0) or 0) == 0
+
+
+def _tool_ordinal(ep: EpisodeTrace, index: int) -> int:
+    return sum(1 for s in ep.steps[:index + 1] if s.kind == "tool")
+
+
+def _stopped_after_tool_call(ep: EpisodeTrace, ordinal: int) -> bool:
+    tools = [i for i, s in enumerate(ep.steps) if s.kind == "tool"]
+    if ordinal < 1 or ordinal > len(tools):
+        return False
+    return stopped_after(ep, tools[ordinal - 1])
+
+
+def abandonment(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN) -> dict[str, Rate]:
+    """Share of single-fault episodes that fail by ending with text and no further tool call.
+
+    Anchored on the fault: the episode failed, made no tool call after the faulted step and
+    ended on a text reply. Every agent loop ends on text, so the clean reference is paired: the
+    clean episode of the same (agent, task, seed) counts when it also failed and stopped calling
+    tools at the same tool-call position. Reported under ``clean``.
+    """
+    clean_by_key = {pair_key(e): e for e in scored(episodes) if is_clean(e, clean)}
+    hits: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
+    for ep in scored(episodes):
+        if is_clean(ep, clean):
+            continue
+        faults = ep.faults()
+        if len(faults) != 1:
+            continue
+        index = next(i for i, s in enumerate(ep.steps) if s.span_id == faults[0].span_id)
+        t = faults[0].fault_type
+        totals[t] += 1
+        hits[t] += int(not ep.success and stopped_after(ep, index))
+        partner = clean_by_key.get(pair_key(ep))
+        if partner is not None:
+            ordinal = _tool_ordinal(ep, index)
+            totals["clean"] += 1
+            hits["clean"] += int(not partner.success and ordinal > 0
+                                 and _stopped_after_tool_call(partner, ordinal))
+    keys = sorted(totals, key=lambda k: (k == "clean", k))
+    return {k: Rate(hits[k], totals[k]) for k in keys}
+
+
+# --- Burst structure, crashes -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RunLengths:
+    condition: str
+    runs: int
+    mean: float | None
+    longest: int
+    faulted_steps: int
+    eligible_steps: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.faulted_steps / self.eligible_steps if self.eligible_steps else None
+
+
+def run_lengths(flags: Sequence[bool]) -> list[int]:
+    runs, cur = [], 0
+    for f in flags:
+        if f:
+            cur += 1
+        elif cur:
+            runs.append(cur)
+            cur = 0
+    if cur:
+        runs.append(cur)
+    return runs
+
+
+def burst_run_lengths(episodes: Sequence[EpisodeTrace]) -> dict[str, RunLengths]:
+    """Consecutive faulted steps per condition, measured on what was fired.
+
+    Tool-result conditions schedule per tool call and LLM plans per LLM call, so runs are
+    counted within each kind's own sequence: a tool fault followed by the next tool call's
+    fault is a run of two even though an LLM step lies between them.
+    """
+    runs: dict[str, list[int]] = defaultdict(list)
+    faulted: Counter[str] = Counter()
+    eligible: Counter[str] = Counter()
+    for ep in episodes:
+        cond = condition_of(ep)
+        for kind in ("tool", "llm"):
+            flags = [bool(s.get(A.FAULT_INJECTED)) for s in ep.steps if s.kind == kind]
+            if kind == "llm" and not any(flags):
+                continue  # no LLM faults here: LLM steps are not part of this condition's schedule
+            if kind == "tool" and not any(flags) and any(s.get(A.FAULT_INJECTED) for s in ep.llm_steps):
+                continue
+            runs[cond].extend(run_lengths(flags))
+            faulted[cond] += sum(flags)
+            eligible[cond] += len(flags)
+    out = {}
+    for cond in sorted(set(eligible) | set(runs), key=_condition_order):
+        r = runs[cond]
+        out[cond] = RunLengths(cond, len(r), float(np.mean(r)) if r else None, max(r, default=0),
+                               faulted[cond], eligible[cond])
+    return out
+
+
+@dataclass(frozen=True)
+class Crash:
+    trace_id: str
+    task_id: str | None
+    condition: str
+    seed: int | None
+    error: str
+
+
+def crashes(episodes: Sequence[EpisodeTrace]) -> list[Crash]:
+    return [Crash(e.trace_id, e.task_id, condition_of(e), e.seed, str(e.attributes.get(A.EPISODE_ERROR)))
+            for e in episodes if crashed(e)]
+
+
+def is_simulated(episodes: Sequence[EpisodeTrace]) -> bool:
+    return any(bool(e.attributes.get(A.SIMULATED)) for e in episodes)
+
+
+# --- Everything at once -------------------------------------------------------------------------
+
+@dataclass
+class StudyMeasures:
+    episodes: int
+    simulated: bool
+    clean: str
+    seed: int
+    resamples: int
+    conditions: dict[str, ConditionSummary]
+    paired: dict[str, PairedDifference]
+    paired_triggered: dict[str, PairedDifference]
+    contributions: Contributions
+    single_fault: dict[str, Estimate]
+    retry: dict[str, Rate]
+    abandonment: dict[str, Rate]
+    bursts: dict[str, RunLengths]
+    crashes: list[Crash]
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        def conv(v: Any) -> Any:
+            if isinstance(v, Rate):
+                return v.as_dict()
+            if isinstance(v, RunLengths):
+                return {**asdict(v), "rate": v.rate}
+            if hasattr(v, "__dataclass_fields__"):
+                return {k: conv(getattr(v, k)) for k in v.__dataclass_fields__}
+            if isinstance(v, dict):
+                return {str(k): conv(x) for k, x in v.items()}
+            if isinstance(v, list | tuple):
+                return [conv(x) for x in v]
+            return v
+
+        return conv(self)
+
+
+def compute_all(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: int = 0,
+                resamples: int = DEFAULT_RESAMPLES) -> StudyMeasures:
+    episodes = list(episodes)
+    notes: list[str] = []
+    conds = condition_summaries(episodes, seed=seed, resamples=resamples)
+    if not episodes:
+        notes.append("no episodes in the corpus")
+    elif clean not in conds:
+        notes.append(f"no clean ('{clean}') episodes: paired differences cannot be computed")
+    elif len(conds) == 1:
+        notes.append(f"only the '{clean}' condition was run: no fault measures")
+    if episodes and not scored(episodes):
+        notes.append("no episode has a recorded outcome: success measures are empty")
+    if episodes and not any(e.triggered for e in episodes):
+        notes.append("no fault changed what an agent saw: fault-impact measures are empty")
+    contrib = type_contributions(episodes, clean=clean, seed=seed, resamples=resamples)
+    if contrib.note:
+        notes.append(f"contributions: {contrib.note}")
+    return StudyMeasures(
+        episodes=len(episodes), simulated=is_simulated(episodes), clean=clean, seed=seed,
+        resamples=resamples, conditions=conds,
+        paired=paired_differences(episodes, clean=clean, seed=seed, resamples=resamples),
+        paired_triggered=paired_differences(episodes, clean=clean, seed=seed, resamples=resamples,
+                                            triggered_only=True),
+        contributions=contrib,
+        single_fault=single_fault_success(episodes, clean=clean, seed=seed, resamples=resamples),
+        retry=retry_rates(episodes, clean=clean), abandonment=abandonment(episodes, clean=clean),
+        bursts=burst_run_lengths(episodes), crashes=crashes(episodes), warnings=notes,
+    )

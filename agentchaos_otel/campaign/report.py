@@ -1,0 +1,202 @@
+"""The robustness report: stored traces in, tables and JSON out, published figures alongside.
+
+Loading is kept apart from the measures so the same report can be produced from a DuckDB file
+or from episodes already in memory; rendering is kept apart from both so the terminal, JSON and
+HTML outputs cannot drift from each other (they all read one ``StudyMeasures``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from agentchaos_otel.campaign import published as P
+from agentchaos_otel.campaign.measures import (
+    CLEAN,
+    DEFAULT_RESAMPLES,
+    Estimate,
+    Rate,
+    StudyMeasures,
+    compute_all,
+)
+from agentchaos_otel.store.model import EpisodeTrace
+
+SIMULATED_LABEL = "SIMULATED"
+
+
+class ReportError(ValueError):
+    """A corpus that cannot be reported on; the message is one line for the user."""
+
+
+def load_corpus(db: str | Path) -> list[EpisodeTrace]:
+    """Every stored episode with its ground truth (the report is evaluation code)."""
+    path = Path(db)
+    if not path.exists():
+        raise ReportError(f"no such trace file: {path}")
+    if path.is_dir():
+        raise ReportError(f"{path} is a directory, not a trace file")
+    try:
+        from agentchaos_otel.store.episodes import load_episodes
+    except ImportError as exc:  # the store is optional at import time only during development
+        raise ReportError(f"the trace store is not available: {exc}") from None
+    try:
+        return list(load_episodes(str(path), blind=False))
+    except ReportError:
+        raise
+    except Exception as exc:  # duckdb raises its own exception tree for non-database files
+        raise ReportError(f"cannot read episodes from {path}: {type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+
+
+def build(episodes: Sequence[EpisodeTrace], *, seed: int = 0, resamples: int = DEFAULT_RESAMPLES,
+          clean: str = CLEAN) -> StudyMeasures:
+    if resamples < 1:
+        raise ReportError(f"resamples must be at least 1, got {resamples}")
+    return compute_all(episodes, clean=clean, seed=seed, resamples=resamples)
+
+
+def title(text: str, measures: StudyMeasures) -> str:
+    return f"{text} — {SIMULATED_LABEL} (simulated model, not evidence about real models)" \
+        if measures.simulated else text
+
+
+# --- Formatting --------------------------------------------------------------------------------
+
+def pct(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def pts(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:+.1f}"
+
+
+def interval(e: Estimate, *, points: bool = False) -> str:
+    if e.value is None:
+        return "—"
+    fmt = pts if points else pct
+    if e.low is None or e.high is None:
+        return fmt(e.value)
+    return f"{fmt(e.value)} [{fmt(e.low)}, {fmt(e.high)}]"
+
+
+def rate(r: Rate | None) -> str:
+    if r is None or not r.total:
+        return "—"
+    return f"{pct(r.value)} ({r.hits}/{r.total})"
+
+
+def pub(v: P.PublishedValue | None, *, points: bool = False) -> str:
+    if v is None:
+        return ""
+    main = f"{v.value:+.1f}" if points else f"{v.value:.1f}%"
+    if v.low is not None and v.high is not None:
+        return f"{main} [{v.low:+.1f}, {v.high:+.1f}]"
+    return main
+
+
+# --- Terminal ------------------------------------------------------------------------------------
+
+def render_terminal(m: StudyMeasures, console: Console) -> None:
+    console.print(f"[bold]{title('Robustness report', m)}[/bold]")
+    console.print(f"{m.episodes} episodes, clean condition '{m.clean}', {m.resamples} bootstrap resamples, "
+                  f"seed {m.seed}")
+    for w in m.warnings:
+        console.print(f"[yellow]note:[/yellow] {w}")
+    if not m.episodes:
+        return
+
+    t = Table(title=title("Success by condition (paired: faulted − clean, same task and seed)", m))
+    for col in ("condition", "episodes", "success [95% CI]", "paired Δ pts [95% CI]", "pairs",
+                "Δ triggered only", "published success", "published Δ", "triggered", "no-op faults",
+                "no fault", "crashes"):
+        t.add_column(col, justify="left" if col == "condition" else "right")
+    for cond, s in m.conditions.items():
+        d = m.paired.get(cond)
+        dt = m.paired_triggered.get(cond)
+        t.add_row(cond, str(s.episodes), interval(s.success),
+                  interval(d.difference, points=True) if d else "—", str(d.pairs) if d else "—",
+                  interval(dt.difference, points=True) if dt else "—",
+                  pub(P.SUCCESS_BY_CONDITION.get(cond)), pub(P.PAIRED_DIFFERENCE.get(cond), points=True),
+                  str(s.triggered), str(s.fired_not_changed), str(s.no_fault), str(s.crashes))
+    console.print(t)
+
+    c = m.contributions
+    types = sorted(set(c.types) | {k for k in m.single_fault if k != "clean"})
+    if types:
+        t = Table(title=title("Per-type contribution (points per fault, logistic regression at the mean) "
+                              "and single-fault success", m))
+        for col in ("fault type", "episodes with type", "contribution [95% CI]", "published",
+                    "single-fault success [95% CI]", "n", "published single"):
+            t.add_column(col, justify="left" if col == "fault type" else "right")
+        for ft in types:
+            e = c.effects.get(ft)
+            sf = m.single_fault.get(ft)
+            t.add_row(ft, str(e.n) if e else "—", interval(e, points=True) if e else "—",
+                      pub(P.TYPE_CONTRIBUTION.get(ft), points=True), interval(sf) if sf else "—",
+                      str(sf.n) if sf else "0", pub(P.SINGLE_FAULT_SUCCESS.get(ft)))
+        if "clean" in m.single_fault:
+            sf = m.single_fault["clean"]
+            t.add_row("(clean)", "", "", "", interval(sf), str(sf.n), pub(P.SUCCESS_BY_CONDITION.get("none")))
+        console.print(t)
+
+    keys = sorted({k for k in m.retry if k != "unfaulted"} | {k for k in m.abandonment if k != "clean"})
+    if keys or m.retry:
+        t = Table(title=title("Retry within 3 moves and abandonment (single-fault episodes ending with "
+                              "text, no tool call)", m))
+        for col in ("fault type", "retry", "published retry", "abandonment", "published abandonment"):
+            t.add_column(col, justify="left" if col == "fault type" else "right")
+        for k in keys:
+            t.add_row(k, rate(m.retry.get(k)), pub(P.RETRY_RATE.get(k)), rate(m.abandonment.get(k)),
+                      pub(P.ABANDONMENT.get(k)))
+        t.add_row("(unfaulted / clean)", rate(m.retry.get("unfaulted")), pub(P.RETRY_RATE["unfaulted"]),
+                  rate(m.abandonment.get("clean")), pub(P.ABANDONMENT["clean"]))
+        console.print(t)
+
+    t = Table(title=title("Measured burst structure (consecutive faulted steps)", m))
+    for col in ("condition", "runs", "mean run length", "longest", "faulted steps", "per-step rate",
+                "published mean"):
+        t.add_column(col, justify="left" if col == "condition" else "right")
+    for cond, b in m.bursts.items():
+        pb = P.BURST_RUN_LENGTH.get(cond)
+        t.add_row(cond, str(b.runs), "—" if b.mean is None else f"{b.mean:.2f}", str(b.longest),
+                  f"{b.faulted_steps}/{b.eligible_steps}", pct(b.rate), "" if pb is None else f"{pb.value:.2f}")
+    console.print(t)
+
+    if m.crashes:
+        t = Table(title=title(f"Crashes ({len(m.crashes)}; published study: 0)", m))
+        for col in ("task", "condition", "seed", "error"):
+            t.add_column(col, overflow="fold")
+        for cr in m.crashes[:20]:
+            t.add_row(str(cr.task_id), cr.condition, str(cr.seed), cr.error[:200])
+        console.print(t)
+    else:
+        console.print("Crashes: 0 (published study: 0)")
+
+
+# --- JSON ----------------------------------------------------------------------------------------
+
+def to_json(m: StudyMeasures) -> dict[str, Any]:
+    """The measures plus the published figures they are compared with (fractions vs percent)."""
+    def pv(d: dict[str, P.PublishedValue]) -> dict[str, Any]:
+        return {k: {"value": v.value, "low": v.low, "high": v.high} for k, v in d.items()}
+
+    out = m.as_dict()
+    out["label"] = SIMULATED_LABEL if m.simulated else "measured"
+    out["units"] = "measured values are fractions; published values are percent or percentage points"
+    out["published"] = {
+        "source": P.TOOL_STUDY_SOURCE,
+        "success_by_condition": pv(P.SUCCESS_BY_CONDITION),
+        "paired_difference": pv(P.PAIRED_DIFFERENCE),
+        "type_contribution": pv(P.TYPE_CONTRIBUTION),
+        "single_fault_success": pv(P.SINGLE_FAULT_SUCCESS),
+        "retry_rate": pv(P.RETRY_RATE),
+        "abandonment": pv(P.ABANDONMENT),
+        "burst_run_length": pv(P.BURST_RUN_LENGTH),
+        "totals": P.STUDY_TOTALS,
+        "agentchaos": {"source": P.AGENTCHAOS_SOURCE, **P.AGENTCHAOS_FIGURES},
+    }
+    return out

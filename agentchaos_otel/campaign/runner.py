@@ -1,0 +1,340 @@
+"""Campaigns: tasks x conditions x seeds, run in parallel, resumable, one crash never stops it.
+
+The runner knows nothing about any particular agent: it is given episode specs and a
+``run_one(spec)`` callable. It opens the episode (root span, plan, seed, condition, simulated
+label) around each call, so every agent gets the same bookkeeping and a crash is recorded on the
+episode's own root span as that episode's error. Workers are threads: agents are I/O-bound
+against a model server, and the per-task binding lives in ``contextvars``, which a new thread
+starts empty, so concurrent episodes cannot see each other's plan or step numbers.
+
+Resuming reads which (agent, task, condition, seed) episodes already have an outcome in the
+trace file; re-running the same command after an interruption runs only the missing ones.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from opentelemetry import trace
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from agentchaos_otel import attributes as A
+
+CLEAN = "none"
+EpisodeKey = tuple[str, str, str, int]  # (agent, task, condition, seed)
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """One episode of a campaign: which agent runs which task under which condition and seed."""
+
+    agent: str
+    task_id: str
+    condition: str
+    seed: int
+
+    @property
+    def key(self) -> EpisodeKey:
+        return (self.agent, self.task_id, self.condition, self.seed)
+
+    @property
+    def plan(self) -> str | None:
+        """The plan the episode binds: tool conditions and catalog names both resolve by name."""
+        return None if self.condition == CLEAN else self.condition
+
+
+@dataclass(frozen=True)
+class EpisodeOutcome:
+    success: bool | None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    spec: EpisodeSpec
+    success: bool | None
+    error: str | None
+    crashed: bool
+    trace_id: str | None
+
+
+RunOne = Callable[[EpisodeSpec], "EpisodeOutcome | bool | None"]
+
+
+def expand(agent: str, tasks: Sequence[str], conditions: Sequence[str], seeds: Sequence[int]) -> list[EpisodeSpec]:
+    """Every combination, ordered seed-major then task so the clean and faulted episodes of one
+    (task, seed) run close together and an interrupted campaign leaves complete pairs behind."""
+    return [EpisodeSpec(agent, t, c, s) for s, t, c in itertools.product(seeds, tasks, conditions)]
+
+
+def _normalise(result: Any) -> EpisodeOutcome:
+    if isinstance(result, EpisodeOutcome):
+        return result
+    if result is None or isinstance(result, bool):
+        return EpisodeOutcome(result)
+    success = getattr(result, "success", None)
+    error = getattr(result, "error", None)
+    if isinstance(result, dict):
+        success, error = result.get("success"), result.get("error")
+    return EpisodeOutcome(None if success is None else bool(success), None if error is None else str(error))
+
+
+# --- The trace file: what is finished, and the campaign_runs table ------------------------------
+
+CAMPAIGN_RUNS_DDL = """
+CREATE TABLE IF NOT EXISTS campaign_runs (
+    id VARCHAR PRIMARY KEY,
+    started TIMESTAMP,
+    finished TIMESTAMP,
+    args JSON,
+    counts JSON,
+    simulated BOOLEAN,
+    status VARCHAR
+)
+"""
+
+
+def finished_episodes(db: str | Path) -> set[EpisodeKey]:
+    """Episodes with a recorded outcome (success or error), read from their root spans.
+
+    Read from the raw ``spans`` table with the names of ``attributes.py`` (which the
+    ``episodes`` view derives from too), so only root spans that reached the file count: an
+    episode whose spans were lost in a kill is run again. A missing or empty file has nothing.
+    """
+    from agentchaos_otel.store.db import StoreError, open_store
+
+    path = Path(db)
+    if not path.exists():
+        return set()
+
+    def attr(key: str) -> str:
+        return f"json_extract_string(attributes, '$.\"{key}\"')"
+
+    try:
+        with open_store(path) as con:
+            rows = con.execute(
+                f"SELECT {attr(A.GEN_AI_AGENT_NAME)}, {attr(A.TASK_ID)}, {attr(A.CONDITION)}, {attr(A.SEED)} "
+                f"FROM spans WHERE {attr(A.GEN_AI_OPERATION_NAME)} = ? "
+                f"AND ({attr(A.EPISODE_SUCCESS)} IS NOT NULL OR {attr(A.EPISODE_ERROR)} IS NOT NULL)",
+                [A.OP_INVOKE_AGENT]).fetchall()
+    except StoreError as exc:
+        if "empty database" in str(exc):
+            return set()
+        raise
+    out = set()
+    for agent, task, cond, seed in rows:
+        if task is None or seed is None:
+            continue
+        out.add((agent or "", task, cond or CLEAN, int(seed)))
+    return out
+
+
+_run_counter = itertools.count()
+
+
+def new_run_id(now: datetime) -> str:
+    return f"run-{now:%Y%m%dT%H%M%S}-{os.getpid()}-{next(_run_counter)}"
+
+
+def _write_run(db: Path, row: dict[str, Any]) -> None:
+    from agentchaos_otel.store.db import write_rows
+
+    db.parent.mkdir(parents=True, exist_ok=True)
+    write_rows(str(db), "campaign_runs", [row], CAMPAIGN_RUNS_DDL, key=["id"])
+
+
+def record_run_start(db: Path, run_id: str, started: datetime, args: dict[str, Any], simulated: bool) -> None:
+    _write_run(db, {"id": run_id, "started": started.replace(tzinfo=None), "finished": None,
+                    "args": json.dumps(args, default=str), "counts": None, "simulated": simulated,
+                    "status": "running"})
+
+
+def record_run_end(db: Path, run_id: str, started: datetime, finished: datetime, args: dict[str, Any],
+                   counts: dict[str, int], simulated: bool, status: str) -> None:
+    _write_run(db, {"id": run_id, "started": started.replace(tzinfo=None), "finished": finished.replace(tzinfo=None),
+                    "args": json.dumps(args, default=str), "counts": json.dumps(counts), "simulated": simulated,
+                    "status": status})
+
+
+def campaign_runs(db: str | Path) -> list[dict[str, Any]]:
+    """Every recorded invocation, oldest first, with args and counts decoded."""
+    from agentchaos_otel.store.db import StoreError, open_store
+
+    path = Path(db)
+    if not path.exists():
+        return []
+    try:
+        with open_store(path) as con:
+            tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+            if "campaign_runs" not in tables:
+                return []
+            cur = con.execute("SELECT * FROM campaign_runs ORDER BY started, id")
+            cols = [d[0] for d in cur.description]
+            rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    except StoreError as exc:
+        if "empty database" in str(exc):
+            return []
+        raise
+    for r in rows:
+        for k in ("args", "counts"):
+            if isinstance(r.get(k), str):
+                r[k] = json.loads(r[k])
+    return rows
+
+
+# --- Running -----------------------------------------------------------------------------------
+
+@dataclass
+class CampaignResult:
+    run_id: str | None
+    planned: int
+    skipped: int
+    results: list[EpisodeResult] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {
+            "planned": self.planned, "skipped_finished": self.skipped, "ran": len(self.results),
+            "succeeded": sum(r.success is True for r in self.results),
+            "failed": sum(r.success is False and not r.crashed for r in self.results),
+            "unscored": sum(r.success is None and not r.crashed for r in self.results),
+            "crashed": sum(r.crashed for r in self.results),
+        }
+
+
+class CampaignRunner:
+    """Runs episode specs through ``run_one`` inside an episode context each, on N threads."""
+
+    def __init__(self, run_one: RunOne, *, workers: int = 1, simulated: bool = False,
+                 tracer_provider: trace.TracerProvider | None = None, console: Console | None = None,
+                 progress: bool = True) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.run_one = run_one
+        self.workers = workers
+        self.simulated = simulated
+        self.tracer_provider = tracer_provider
+        self.console = console or Console(stderr=True)
+        self.progress = progress
+        self._stop = threading.Event()
+
+    def stop(self) -> None:
+        """Finish the episodes already running and start no new ones."""
+        self._stop.set()
+
+    def run_episode(self, spec: EpisodeSpec) -> EpisodeResult:
+        """One episode; never raises for anything the agent does."""
+        from agentchaos_otel.trace.episode import Episode
+
+        ep = Episode(spec.task_id, spec.plan, spec.seed, condition=spec.condition, agent_name=spec.agent,
+                     simulated=self.simulated, tracer_provider=self.tracer_provider)
+        trace_id: str | None = None
+        try:
+            with ep:
+                if ep.span is not None:
+                    trace_id = format(ep.span.get_span_context().trace_id, "032x")
+                outcome = _normalise(self.run_one(spec))
+                if outcome.success is not None:
+                    ep.set_outcome(outcome.success, outcome.error)
+                elif outcome.error is not None:
+                    ep.error = outcome.error
+        except Exception as exc:  # recorded on the root span by the episode's __exit__
+            return EpisodeResult(spec, False, f"{type(exc).__name__}: {exc}", True, trace_id)
+        return EpisodeResult(spec, ep.success, ep.error, False, trace_id)
+
+    def run(self, specs: Sequence[EpisodeSpec], *, skip: Iterable[EpisodeKey] = ()) -> CampaignResult:
+        done = set(skip)
+        todo = [s for s in specs if s.key not in done]
+        result = CampaignResult(None, len(specs), len(specs) - len(todo))
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("ok {task.fields[ok]} fail {task.fields[fail]} crash {task.fields[crash]}"),
+                   TimeElapsedColumn(), TimeRemainingColumn())
+        with Progress(*columns, console=self.console, disable=not self.progress) as bar:
+            task = bar.add_task("episodes", total=len(todo), ok=0, fail=0, crash=0)
+            pending: set[Future[EpisodeResult]] = set()
+            queue = iter(todo)
+            with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="campaign") as pool:
+                while True:
+                    while len(pending) < self.workers and not self._stop.is_set():
+                        spec = next(queue, None)
+                        if spec is None:
+                            break
+                        pending.add(pool.submit(self.run_episode, spec))
+                    if not pending:
+                        break
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        r = fut.result()
+                        result.results.append(r)
+                        c = result.counts
+                        bar.update(task, advance=1, ok=c["succeeded"], fail=c["failed"], crash=c["crashed"])
+        return result
+
+
+# --- A whole campaign invocation -----------------------------------------------------------------
+
+@dataclass
+class CampaignConfig:
+    agent: str
+    tasks: list[str]
+    conditions: list[str]
+    seeds: list[int]
+    workers: int = 1
+    db: Path = Path("traces.duckdb")
+    simulated: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def args(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["db"] = str(self.db)
+        d["tasks"] = self.tasks if len(self.tasks) <= 50 else {"count": len(self.tasks)}
+        return d
+
+
+def run_campaign(config: CampaignConfig, run_one: RunOne, *, tracer_provider: trace.TracerProvider | None = None,
+                 console: Console | None = None, progress: bool = True,
+                 flush: Callable[[], Any] | None = None) -> CampaignResult:
+    """Record the invocation, skip finished episodes, run the rest, record the counts.
+
+    ``flush`` is called before the final counts are written so the spans of this run are in the
+    file when ``campaign_runs`` says the run finished.
+    """
+    specs = expand(config.agent, config.tasks, config.conditions, config.seeds)
+    skip = finished_episodes(config.db)
+    started = datetime.now(UTC)
+    run_id = new_run_id(started)
+    record_run_start(config.db, run_id, started, config.args(), config.simulated)
+    runner = CampaignRunner(run_one, workers=config.workers, simulated=config.simulated,
+                            tracer_provider=tracer_provider, console=console, progress=progress)
+    status = "interrupted"
+    t0 = time.monotonic()
+    try:
+        result = runner.run(specs, skip=skip)
+        status = "finished"
+    finally:
+        if flush is not None:
+            flush()
+        counts = result.counts if status == "finished" else {"planned": len(specs)}
+        counts["seconds"] = int(time.monotonic() - t0)
+        record_run_end(config.db, run_id, started, datetime.now(UTC), config.args(), counts, config.simulated,
+                       status)
+    result.run_id = run_id
+    return result

@@ -1,0 +1,176 @@
+"""Sanity checks that must hold before a campaign's episodes count (DESIGN.md section 6).
+
+A campaign whose injector silently never fires, or fires on a different schedule every run,
+produces numbers that look like results. These checks use deliberately extreme settings with
+known answers: injection rate 1 must fault every step, rate 0 none, and equal seeds must give
+identical fault logs (and different seeds different ones, so the seed is actually used). They run
+the real schedulers and, for tool results, the real injector on a real tool function.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentchaos_otel.inject.binding import STAGE_OF_TARGET, EpisodeState
+from agentchaos_otel.inject.plan import TOOL_CONDITIONS, Plan, resolve_plan
+
+PROBE_STEPS = 60
+DEFAULT_LLM_PROBE = "llm_error_intermittent"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass
+class SanityReport:
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    @property
+    def failures(self) -> list[Check]:
+        return [c for c in self.checks if not c.passed]
+
+    def add(self, name: str, fn: Callable[[], tuple[bool, str]]) -> None:
+        """Run one check; a check that raises has failed, with the exception as its detail."""
+        try:
+            passed, detail = fn()
+        except Exception as exc:  # a broken injector is exactly what these checks exist to catch
+            passed, detail = False, f"{type(exc).__name__}: {exc}"
+        self.checks.append(Check(name, passed, detail))
+
+
+# --- Tool-result faults -------------------------------------------------------------------------
+
+def _schedule_decisions(condition: str, seed: int, *, rate: float | None = None,
+                        steps: int = PROBE_STEPS) -> list[str | None]:
+    from agentchaos_otel.inject.schedule import ToolFaultSchedule
+
+    kwargs: dict[str, Any] = {} if rate is None else {"rate": rate}
+    return ToolFaultSchedule(condition, random.Random(seed), **kwargs).run(steps)
+
+
+def _probe_tool(city: str, day: int) -> dict[str, Any]:
+    """A deterministic tool with numbers, strings and a list, so every fault kind has material."""
+    return {"city": city, "day": day, "temps": [day + i for i in range(6)], "unit": "C", "station_id": 1000 + day}
+
+
+def _injector_log(condition: str, seed: int, steps: int = PROBE_STEPS) -> list[str]:
+    """What the agent was shown on each call of a real tool through the real injector."""
+    from agentchaos_otel.inject.tools import ToolFaultInjector
+
+    injector = ToolFaultInjector(condition, seed=seed, episode_key="sanity")
+    injector.wrap({"probe": _probe_tool})
+    return [repr(injector.call_tool("probe", {"city": "Kyoto", "day": i % 28}, call_id=f"c{i}"))
+            for i in range(steps)]
+
+
+def tool_checks(report: SanityReport, conditions: Iterable[str], seed: int) -> None:
+    def rate_one() -> tuple[bool, str]:
+        d = _schedule_decisions("independent", seed, rate=1.0)
+        missed = sum(x is None for x in d)
+        return missed == 0, f"{len(d) - missed}/{len(d)} tool steps faulted"
+
+    def rate_zero() -> tuple[bool, str]:
+        fired = [sum(x is not None for x in _schedule_decisions("independent", seed, rate=0.0))]
+        fired.append(sum(x is not None for x in _schedule_decisions("none", seed)))
+        return sum(fired) == 0, f"{sum(fired)} faulted steps (rate 0 and condition none)"
+
+    report.add("tool schedule: rate 1 faults every step", rate_one)
+    report.add("tool schedule: rate 0 faults no step", rate_zero)
+    for cond in [c for c in conditions if c in TOOL_CONDITIONS and c != "none"]:
+        def same_seed(cond: str = cond) -> tuple[bool, str]:
+            a, b = _schedule_decisions(cond, seed), _schedule_decisions(cond, seed)
+            c = _schedule_decisions(cond, seed + 1)
+            if a != b:
+                return False, "equal seeds gave different schedules"
+            if cond != "persistent" and a == c and any(a):
+                return False, "a different seed gave the same schedule: the seed is not used"
+            return True, f"{sum(x is not None for x in a)} faults in {len(a)} steps, reproducible"
+
+        report.add(f"tool schedule '{cond}': equal seeds give identical fault logs", same_seed)
+
+        def injector_same_seed(cond: str = cond) -> tuple[bool, str]:
+            try:
+                a = _injector_log(cond, seed)
+            except ImportError:
+                return True, "tool-result injector not installed; schedule checked above"
+            b = _injector_log(cond, seed)
+            return a == b, "identical results shown to the agent" if a == b else "equal seeds differed"
+
+        report.add(f"tool injector '{cond}': equal seeds give identical fault logs", injector_same_seed)
+
+
+# --- LLM response faults -----------------------------------------------------------------------
+
+def _llm_decisions(plan: Plan, seed: int, steps: int = PROBE_STEPS) -> list[tuple[int, str] | None]:
+    """Which calls of a fresh episode the plan's scheduler fires on, every call eligible."""
+    state = EpisodeState(task_id="sanity", plan=plan, seed=seed)
+    out: list[tuple[int, str] | None] = []
+    stages = sorted({STAGE_OF_TARGET.get(r.spec.target, "response") for r in state.experiment.rules})
+    for _ in range(steps):
+        call = state.begin_call()
+        fired = None
+        for stage in stages:
+            for has_tools in (False, True):  # satisfy whichever field guard the fault has
+                rule = state.choose(stage, call, has_tool_calls=has_tools, streaming=True)
+                if rule is not None:
+                    fired = (call, rule.spec.name)
+                    break
+            if fired:
+                break
+        out.append(fired)
+    return out
+
+
+def llm_checks(report: SanityReport, conditions: Sequence[str], seed: int) -> None:
+    names = [c for c in conditions if c not in TOOL_CONDITIONS]
+    probes = names or [DEFAULT_LLM_PROBE]
+    for name in probes:
+        plan = resolve_plan(name)
+
+        def rate_one(plan: Plan = plan) -> tuple[bool, str]:
+            d = _llm_decisions(plan.with_overrides(probability=1.0, count=10**9), seed)
+            positional = any(r.on_call is not None for e in plan.experiments for r in e.rules)
+            fired = sum(x is not None for x in d)
+            expected = 1 if positional else len(d)
+            return fired >= expected, f"{fired}/{len(d)} calls faulted (expected {expected})"
+
+        def rate_zero(plan: Plan = plan) -> tuple[bool, str]:
+            fired = sum(x is not None for x in _llm_decisions(plan.with_overrides(probability=0.0), seed))
+            return fired == 0, f"{fired} calls faulted"
+
+        def same_seed(plan: Plan = plan) -> tuple[bool, str]:
+            a, b = _llm_decisions(plan, seed), _llm_decisions(plan, seed)
+            return a == b, f"{sum(x is not None for x in a)} firings, reproducible" if a == b \
+                else "equal seeds gave different firings"
+
+        report.add(f"LLM plan '{name}': probability 1 faults every eligible call", rate_one)
+        report.add(f"LLM plan '{name}': probability 0 faults no call", rate_zero)
+        report.add(f"LLM plan '{name}': equal seeds give identical fault logs", same_seed)
+    if not names:
+        return
+
+    def seed_used() -> tuple[bool, str]:
+        plan = resolve_plan(DEFAULT_LLM_PROBE)
+        differs = any(_llm_decisions(plan, seed) != _llm_decisions(plan, seed + k) for k in range(1, 4))
+        return differs, "seed changes intermittent firings" if differs else "the seed is not used"
+
+    report.add("LLM scheduler: a different seed changes intermittent firings", seed_used)
+
+
+def run_sanity(conditions: Sequence[str], seed: int = 0) -> SanityReport:
+    """Every check relevant to a campaign over ``conditions`` (tool conditions and/or plan names)."""
+    report = SanityReport()
+    tool_checks(report, conditions, seed)
+    llm_checks(report, conditions, seed)
+    return report

@@ -1,0 +1,55 @@
+"""One-line errors for every command: bad input is reported, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import click
+import typer
+
+
+class CLIError(Exception):
+    """An error whose message is meant for the user as is."""
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def run_app(app: typer.Typer, prog: str, args: list[str] | None = None) -> int:
+    """Run a typer app so usage errors and known failures print one line and exit non-zero."""
+    command = typer.main.get_command(app)
+    try:
+        command.main(args=args, prog_name=prog, standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code or 0)
+    except click.exceptions.Abort:
+        typer.echo("aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        hint = ""
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            hint = f" (see '{exc.ctx.command_path} --help')"
+        typer.echo(f"{prog}: error: {exc.format_message()}{hint}", err=True)
+        return exc.exit_code
+    except (CLIError, ValueError, OSError) as exc:
+        # Our input errors (PlanError, StoreError, unknown faults...) are ValueErrors with a
+        # message written for the user; AGENTCHAOS_DEBUG=1 shows the traceback instead.
+        if os.environ.get("AGENTCHAOS_DEBUG"):
+            raise
+        typer.echo(f"{prog}: error: {exc}", err=True)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def entry(app: typer.Typer, prog: str) -> Callable[[], Any]:
+    def main() -> None:
+        sys.exit(run_app(app, prog))
+
+    return main

@@ -1,0 +1,115 @@
+"""The ``agentchaos`` command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from agentchaos_otel.cli.errors import entry
+
+app = typer.Typer(help="Chaos engineering and fault diagnosis for LLM agents, on OpenTelemetry.",
+                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+faults_app = typer.Typer(help="The fault catalog.", no_args_is_help=True)
+traces_app = typer.Typer(help="Inspect a traces.duckdb file.", no_args_is_help=True)
+app.add_typer(faults_app, name="faults")
+app.add_typer(traces_app, name="traces")
+
+console = Console()
+
+
+@faults_app.command("list")
+def faults_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the catalog as JSON.")] = False,
+    family: Annotated[str | None, typer.Option(help="Only this family (agentchaos, compound, positional, "
+                                                    "http, stream).")] = None,
+) -> None:
+    """Every fault configuration with its type, target, strategy and description."""
+    from agentchaos_otel.faults.catalog import CATALOG
+
+    specs = [s for s in CATALOG.values() if family is None or s.family == family]
+    if family is not None and not specs:
+        families = sorted({s.family for s in CATALOG.values()})
+        raise ValueError(f"unknown family {family!r}; expected one of {', '.join(families)}")
+    if as_json:
+        typer.echo(json.dumps([{"name": s.name, "type": s.fault_type, "target": s.target,
+                                "strategy": s.strategy, "family": s.family,
+                                "description": s.description} for s in specs], indent=2))
+        return
+    table = Table(title=f"{len(specs)} fault configurations")
+    for col in ("name", "type", "target", "strategy", "description"):
+        table.add_column(col, overflow="fold")
+    for s in specs:
+        table.add_row(s.name, s.fault_type, s.target, s.strategy, s.description)
+    console.print(table)
+
+
+@faults_app.command("show")
+def faults_show(name: str) -> None:
+    """Everything about one configuration."""
+    from dataclasses import asdict
+
+    from agentchaos_otel.faults.catalog import get_fault
+
+    spec = get_fault(name)
+    for key, value in asdict(spec).items():
+        console.print(f"[bold]{key}[/bold]: {dict(value) if key == 'params' else value}")
+
+
+@traces_app.command("summary")
+def traces_summary(
+    db: Annotated[Path, typer.Argument(help="A traces.duckdb file.")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Counts of episodes, calls and faults, and success rates, in a trace file."""
+    from agentchaos_otel.cli.render import print_summary
+    from agentchaos_otel.store.summary import summarize
+
+    if not db.exists():
+        raise ValueError(f"no such file: {db}")
+    summary = summarize(str(db))
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, default=str))
+    else:
+        print_summary(console, summary, title=str(db))
+
+
+@app.command("demo")
+def demo(
+    db: Annotated[Path, typer.Option(help="Where to write traces.")] = Path("traces.duckdb"),
+    episodes: Annotated[int, typer.Option(min=1, help="Number of episodes.")] = 40,
+    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
+    workers: Annotated[int, typer.Option(min=1, max=64)] = 4,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint (default: the bundled "
+                                                     "simulated model).")] = None,
+    model: Annotated[str | None, typer.Option(help="Model name for --base-url.")] = None,
+    api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
+) -> None:
+    """Run the reference agent under a spread of faults into a trace file and summarise it."""
+    from agentchaos_otel.cli.demo import run_demo
+
+    run_demo(db=db, episodes=episodes, seed=seed, workers=workers, base_url=base_url, model=model,
+             api_key_env=api_key_env, console=console)
+
+
+def _mount_optional() -> None:
+    """Areas that live in their own packages add their commands here."""
+    import importlib
+
+    for module, name in (("agentchaos_otel.campaign.cli", "campaign"), ("agentchaos_otel.campaign.cli", "report"),
+                         ("predictors.cli", "predict"), ("diagnosers.cli", "diagnose")):
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue
+        sub = getattr(mod, f"{name}_app", None) or (getattr(mod, "app", None) if name != "report" else None)
+        if sub is not None:
+            app.add_typer(sub, name=name)
+
+
+_mount_optional()
+main = entry(app, "agentchaos")

@@ -1,0 +1,169 @@
+"""Per-task binding of plans, seeds, counters and step numbers through ``contextvars``.
+
+One process can run many agent tasks at once (asyncio tasks, threads); each needs its own plan,
+random stream, call counter and step numbering. A ``ContextVar`` gives exactly that isolation:
+asyncio tasks copy the context when created, new threads start from an empty one, so an episode
+opened in one task is invisible to every other task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import threading
+from contextvars import ContextVar, Token
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentchaos_otel.faults.catalog import LOOP_GUARD_CALLS
+from agentchaos_otel.inject.plan import NO_FAULTS, FaultRule, Plan
+
+# Which stage of a call a fault target is decided at. HTTP faults must be decided before the
+# request is sent; stream faults once we know the call streams; the rest need the response.
+STAGE_OF_TARGET = {"http": "request", "stream": "request", "content": "response", "tool_calls": "response"}
+
+
+def derive_seed(*parts: Any) -> int:
+    """A stable 64-bit seed from any parts (Python's hash() is salted per process)."""
+    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "big")
+
+
+@dataclass
+class _RuleState:
+    eligible: int = 0
+    fired: int = 0
+
+
+@dataclass
+class FaultRecord:
+    """One firing: what was scheduled and whether it actually changed what the agent saw."""
+
+    call: int
+    step: int | None
+    fault: str
+    fault_type: str
+    target: str
+    strategy: str
+    changed: bool
+    digest_before: str = ""
+    digest_after: str = ""
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class EpisodeState:
+    """Everything one task's calls share: plan, experiment, counters, random streams, log."""
+
+    task_id: str | None
+    plan: Plan = NO_FAULTS
+    seed: int = 0
+    condition: str | None = None
+    agent_name: str | None = None
+    scratch: dict[str, Any] = field(default_factory=dict)
+    fault_log: list[FaultRecord] = field(default_factory=list)
+    previous_body: Any = None
+
+    def __post_init__(self) -> None:
+        self.experiment = self.plan.experiment_for(self.task_id, self.seed)
+        self._lock = threading.Lock()
+        self._step = 0
+        self._calls = 0
+        self._rules: tuple[FaultRule, ...] = self.experiment.rules
+        self._rule_state = [_RuleState() for _ in self._rules]
+        self._rngs = [random.Random(derive_seed("rule", self.seed, self.task_id, i, r.spec.name))
+                      for i, r in enumerate(self._rules)]
+        self.mutation_rng = random.Random(derive_seed("mutate", self.seed, self.task_id))
+
+    @property
+    def has_faults(self) -> bool:
+        return bool(self._rules)
+
+    @property
+    def calls(self) -> int:
+        return self._calls
+
+    def next_step(self) -> int:
+        with self._lock:
+            step = self._step
+            self._step += 1
+            return step
+
+    def begin_call(self) -> int:
+        """Count an intercepted LLM call; returns its 1-based index."""
+        with self._lock:
+            self._calls += 1
+            return self._calls
+
+    def loop_guard_hit(self, call_index: int) -> bool:
+        """AgentChaos stops a faulted task after 100 intercepted calls; so do we."""
+        return self.has_faults and call_index > LOOP_GUARD_CALLS
+
+    def wants_stage(self, stage: str) -> bool:
+        return any(STAGE_OF_TARGET.get(r.spec.target) == stage for r in self._rules)
+
+    def choose(self, stage: str, call_index: int, *, has_tool_calls: bool | None = None,
+               streaming: bool = False) -> FaultRule | None:
+        """Pick at most one fault for this call at this stage, advancing the schedule."""
+        with self._lock:
+            for i, rule in enumerate(self._rules):
+                spec = rule.spec
+                if STAGE_OF_TARGET.get(spec.target) != stage:
+                    continue
+                if rule.on_call is not None and call_index != rule.on_call:
+                    continue
+                if spec.target == "stream" and not streaming:
+                    continue
+                if spec.guard and spec.target == "content" and has_tool_calls:
+                    continue
+                if spec.guard and spec.target == "tool_calls" and not has_tool_calls:
+                    continue
+                state = self._rule_state[i]
+                state.eligible += 1
+                if rule.max_fires is not None and state.fired >= rule.max_fires:
+                    continue
+                if rule.probability < 1.0 and self._rngs[i].random() >= rule.probability:
+                    continue
+                state.fired += 1
+                return rule
+        return None
+
+    def release(self, rule: FaultRule) -> None:
+        """A chosen fault could not apply (e.g. nothing to rewrite): give its firing back."""
+        with self._lock:
+            for i, r in enumerate(self._rules):
+                if r is rule and self._rule_state[i].fired > 0:
+                    self._rule_state[i].fired -= 1
+
+    def log(self, record: FaultRecord) -> None:
+        with self._lock:
+            self.fault_log.append(record)
+
+
+_current: ContextVar[EpisodeState | None] = ContextVar("agentchaos_episode", default=None)
+_process_default: EpisodeState | None = None
+
+
+def current_episode() -> EpisodeState | None:
+    """The episode bound to this task/thread, if any."""
+    return _current.get()
+
+
+def active_state() -> EpisodeState | None:
+    """The episode of this task, else the process-wide plan set by ``configure``/``instrument``."""
+    return _current.get() or _process_default
+
+
+def bind(state: EpisodeState) -> Token[EpisodeState | None]:
+    return _current.set(state)
+
+
+def unbind(token: Token[EpisodeState | None]) -> None:
+    _current.reset(token)
+
+
+def set_process_default(state: EpisodeState | None) -> None:
+    global _process_default
+    _process_default = state

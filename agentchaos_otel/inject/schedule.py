@@ -1,0 +1,133 @@
+"""When tool-result faults fire: the four temporal structures of the tool-response study.
+
+A schedule is a pure, seeded sequence over the tool-call steps of one episode: ``next_step()``
+is called once per tool call and says which fault kind (if any) that call gets. Keeping it free
+of I/O and spans lets the statistical properties (rate per step, length of fault runs) be tested
+over 100k steps in milliseconds, and lets equal seeds give equal fault logs by construction.
+
+``independent`` and ``bursty`` inject at the same rate per step (0.16), so a difference in agent
+success between them is due to the clustering of faults, not to their number (the study's
+reason for matching them). The bursty chain starts from its stationary distribution; started in
+the gap state, short episodes would mostly end before the first burst arrives.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from agentchaos_otel.faults.tool_result import TOOL_FAULT_KINDS
+
+TOOL_CONDITIONS = ("none", "independent", "bursty", "persistent")
+
+INDEPENDENT_RATE = 0.16
+BURST_MEAN_STEPS = 5.0
+GAP_MEAN_STEPS = 20.0
+BURST_INJECT_P = 0.8
+PERSISTENT_KIND = "key_rename"
+# persistent: the first faulted tool call is drawn uniformly from these (0-based, inclusive)
+# tool-call indices. The study's episodes average 6.1 tool calls, so starting at 1..5 leaves
+# the first call clean ("from some step on") and still faults most episodes for several steps.
+PERSISTENT_START_RANGE = (1, 5)
+
+
+class UnknownCondition(ValueError):
+    """A temporal structure outside TOOL_CONDITIONS."""
+
+
+def stationary_burst_share(mean_burst: float = BURST_MEAN_STEPS, mean_gap: float = GAP_MEAN_STEPS) -> float:
+    """Long-run share of steps spent inside a burst: (1/gap) / (1/gap + 1/burst)."""
+    enter, leave = 1.0 / mean_gap, 1.0 / mean_burst
+    return enter / (enter + leave)
+
+
+class ToolFaultSchedule:
+    """Per-episode decisions: ``next_step()`` -> fault kind for this tool call, or None.
+
+    Two random streams are derived from the given ``rng``: one decides *whether* a step is
+    faulted, the other *which kind*. Restricting ``kinds`` therefore leaves the faulted steps
+    exactly where they were.
+    """
+
+    def __init__(self, condition: str, rng: random.Random, *, kinds: Sequence[str] = TOOL_FAULT_KINDS,
+                 rate: float = INDEPENDENT_RATE, mean_burst: float = BURST_MEAN_STEPS,
+                 mean_gap: float = GAP_MEAN_STEPS, burst_inject_p: float = BURST_INJECT_P,
+                 persistent_start: tuple[int, int] = PERSISTENT_START_RANGE) -> None:
+        if condition not in TOOL_CONDITIONS:
+            raise UnknownCondition(f"unknown tool condition {condition!r}; expected one of "
+                                   f"{', '.join(TOOL_CONDITIONS)}")
+        unknown = [k for k in kinds if k not in TOOL_FAULT_KINDS]
+        if unknown or not kinds:
+            raise ValueError(f"tool fault kinds must be a non-empty subset of {', '.join(TOOL_FAULT_KINDS)}; "
+                             f"got {list(kinds)!r}")
+        if not 0.0 <= rate <= 1.0 or not 0.0 <= burst_inject_p <= 1.0:
+            raise ValueError("rates must lie in [0, 1]")
+        if mean_burst < 1.0 or mean_gap < 1.0:
+            raise ValueError("mean burst and gap lengths must be at least one step")
+        lo, hi = persistent_start
+        if lo < 0 or hi < lo:
+            raise ValueError(f"persistent start range must be 0 <= lo <= hi, got {persistent_start!r}")
+        self.condition = condition
+        self.kinds = tuple(kinds)
+        self.rate = rate
+        self.burst_inject_p = burst_inject_p
+        self._leave_burst = 1.0 / mean_burst
+        self._enter_burst = 1.0 / mean_gap
+        self._timing = random.Random(rng.getrandbits(64))
+        self._kind_rng = random.Random(rng.getrandbits(64))
+        self.step = 0  # tool-call steps decided so far
+        self.in_burst = False
+        self.persistent_start: int | None = None
+        if condition == "bursty":
+            self.in_burst = self._timing.random() < stationary_burst_share(mean_burst, mean_gap)
+        elif condition == "persistent":
+            self.persistent_start = self._timing.randint(lo, hi)
+
+    @property
+    def expected_rate(self) -> float | None:
+        """Long-run share of faulted steps (None for persistent, which has no fixed rate)."""
+        if self.condition == "none":
+            return 0.0
+        if self.condition == "independent":
+            return self.rate
+        if self.condition == "bursty":
+            share = self._enter_burst / (self._enter_burst + self._leave_burst)
+            return share * self.burst_inject_p
+        return None
+
+    def next_step(self) -> str | None:
+        """Decide the next tool-call step and advance the schedule."""
+        step = self.step
+        self.step += 1
+        if self.condition == "none":
+            return None
+        if self.condition == "persistent":
+            assert self.persistent_start is not None
+            return PERSISTENT_KIND if step >= self.persistent_start else None
+        if self.condition == "independent":
+            fire = self._timing.random() < self.rate
+        else:
+            fire = self.in_burst and self._timing.random() < self.burst_inject_p
+            switch = self._leave_burst if self.in_burst else self._enter_burst
+            if self._timing.random() < switch:
+                self.in_burst = not self.in_burst
+        return self._kind_rng.choice(self.kinds) if fire else None
+
+    def run(self, steps: int) -> list[str | None]:
+        """The next ``steps`` decisions, for tests and dry runs of a plan."""
+        return [self.next_step() for _ in range(steps)]
+
+
+def run_lengths(decisions: Sequence[str | None]) -> list[int]:
+    """Lengths of maximal runs of consecutive faulted steps (the study's clustering measure)."""
+    runs: list[int] = []
+    current = 0
+    for d in decisions:
+        if d is not None:
+            current += 1
+        elif current:
+            runs.append(current)
+            current = 0
+    if current:
+        runs.append(current)
+    return runs

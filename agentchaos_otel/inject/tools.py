@@ -1,0 +1,420 @@
+"""Tool-result fault injection around the agent's own tool callables, with ``execute_tool`` spans.
+
+The injector sits where the tool-response study put it: between the tool's execution and the
+agent's view of the result. The tool always really runs (its side effects happen), and only
+what is handed back to the agent is replaced, so state-based graders see the true world and any
+difference in success comes from how the agent reacts.
+
+One injector per episode: the schedule's Markov state, the episode's key renames and the
+tool-call counter live on the instance. Inside ``agentchaos_otel.episode(...)`` the seed, task
+id and condition default to the episode's; ``ToolFaultInjector.for_current_episode()`` returns
+the one injector stored on the episode.
+
+Everything the injector adds is fail-open: if scheduling, transforming or annotating raises, the
+agent gets the real result and the span gets an ``agentchaos.injector.skipped`` event. Only the
+tool's own exceptions propagate, because handling those is the agent's business.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+import random
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import wrapt
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.faults.tool_result import TOOL_FAULT_KINDS, EpisodeToolState, apply_tool_fault
+from agentchaos_otel.inject.schedule import INDEPENDENT_RATE, TOOL_CONDITIONS, ToolFaultSchedule
+from agentchaos_otel.trace import signals, tool_signals
+from agentchaos_otel.trace.annotate import content_capture_enabled
+
+TRACER_NAME = "agentchaos_otel"
+# Keyword a wrapped tool accepts out-of-band (and never passes on) to label its span with the
+# model's tool-call id: ``tools.get_stock_info(symbol="NVDA", agentchaos_call_id="call_7")``.
+CALL_ID_KWARG = "agentchaos_call_id"
+# Where ``for_current_episode`` keeps the episode's injector.
+SCRATCH_KEY = "tool_fault_injector"
+
+_MISSING = object()
+_binding_module: Any = _MISSING
+
+
+def _binding() -> Any:
+    """The episode-binding module, or None while it cannot be imported (fail open)."""
+    global _binding_module
+    if _binding_module is _MISSING:
+        try:
+            from agentchaos_otel.inject import binding
+        except Exception:  # any import problem means "no episodes", never a crash
+            binding = None
+        _binding_module = binding
+    return _binding_module
+
+
+def _current_episode() -> Any:
+    b = _binding()
+    try:
+        return b.current_episode() if b is not None else None
+    except Exception:  # fail open
+        return None
+
+
+def _derive_seed(*parts: Any) -> int:
+    """A stable 64-bit seed from any parts (Python's ``hash`` is salted per process)."""
+    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "big")
+
+
+def _episode_condition(ep: Any) -> str | None:
+    plan_condition = getattr(getattr(ep, "plan", None), "tool_condition", None)
+    if plan_condition in TOOL_CONDITIONS:
+        return str(plan_condition)
+    condition = getattr(ep, "condition", None)
+    return str(condition) if condition in TOOL_CONDITIONS else None
+
+
+def _json_or_none(value: Any) -> str | None:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return None
+
+
+class ToolFaultInjector:
+    """Wraps tools so each call gets an ``execute_tool`` span and, per the schedule, a fault.
+
+    ``condition``, ``seed`` and ``episode_key`` left as None come from the episode bound to the
+    current context (its plan's ``tool_condition``, else its condition if that names a tool
+    condition; its seed; its task id), else ``"none"``, 0 and ``""``. Equal (seed, episode_key,
+    condition, kinds) give equal fault logs for equal tool results.
+    """
+
+    def __init__(self, condition: str | None = None, *, seed: int | None = None,
+                 episode_key: str | None = None, kinds: Sequence[str] = TOOL_FAULT_KINDS,
+                 rate: float = INDEPENDENT_RATE, tracer_provider: TracerProvider | None = None) -> None:
+        ep = _current_episode()
+        if condition is None:
+            condition = (_episode_condition(ep) if ep is not None else None) or "none"
+        if seed is None:
+            seed = int(getattr(ep, "seed", 0) or 0) if ep is not None else 0
+        if episode_key is None:
+            episode_key = str(getattr(ep, "task_id", "") or "") if ep is not None else ""
+        self.condition = condition
+        self.seed = seed
+        self.episode_key = episode_key
+        self.experiment = f"tool_{condition}"
+        schedule_rng = random.Random(_derive_seed("tool-schedule", seed, episode_key))
+        self.schedule = ToolFaultSchedule(condition, schedule_rng, kinds=kinds, rate=rate)
+        self.state = EpisodeToolState(seed=_derive_seed("tool-rename", seed, episode_key))
+        self._mutate_seed = _derive_seed("tool-mutate", seed, episode_key)
+        self._episode = ep
+        self._tracer_provider = tracer_provider
+        self._lock = threading.Lock()
+        self._tools: dict[str, Callable[..., Any]] = {}
+        self._signatures: dict[str, inspect.Signature | None] = {}
+        self.fault_log: list[dict[str, Any]] = []
+        self.calls = 0
+
+    @classmethod
+    def for_current_episode(cls, **kwargs: Any) -> ToolFaultInjector:
+        """The episode's injector, created on first use; a fresh one outside any episode."""
+        ep = _current_episode()
+        scratch = getattr(ep, "scratch", None)
+        if not isinstance(scratch, dict):
+            return cls(**kwargs)
+        injector = scratch.get(SCRATCH_KEY)
+        if not isinstance(injector, cls):
+            injector = cls(**kwargs)
+            scratch[SCRATCH_KEY] = injector
+        return injector
+
+    # -- wrapping ----------------------------------------------------------------------------------
+    def wrap(self, tools: Any) -> Any:
+        """Wrap a function, a mapping of name -> function, a list of functions, or an object.
+
+        An object comes back as a transparent proxy (``isinstance`` and attribute writes reach the
+        real instance, so graders that inspect tool state keep working) whose public methods are
+        wrapped under their method names.
+        """
+        if isinstance(tools, type):
+            raise TypeError("wrap an instance of the tool class, not the class itself")
+        if isinstance(tools, Mapping):
+            return {name: self.wrap_function(fn, name=str(name)) if callable(fn) else fn
+                    for name, fn in tools.items()}
+        if isinstance(tools, list | tuple):
+            return type(tools)(self.wrap_function(fn) for fn in tools)
+        if inspect.isroutine(tools) or isinstance(tools, functools.partial):
+            return self.wrap_function(tools)
+        return _ToolProxy(tools, self)
+
+    def wrap_function(self, fn: Callable[..., Any], name: str | None = None) -> Callable[..., Any]:
+        if not callable(fn):
+            raise TypeError(f"tool {name or fn!r} is not callable")
+        tool = name or getattr(fn, "__name__", None) or getattr(getattr(fn, "func", None), "__name__", None) \
+            or type(fn).__name__
+        self._tools[tool] = fn
+
+        if inspect.iscoroutinefunction(fn):
+            @functools.wraps(fn)
+            async def async_tool(*args: Any, **kwargs: Any) -> Any:
+                call_id = kwargs.pop(CALL_ID_KWARG, None)
+                return await self._ainvoke(tool, fn, args, kwargs, call_id)
+            return async_tool
+
+        @functools.wraps(fn)
+        def tool_wrapper(*args: Any, **kwargs: Any) -> Any:
+            call_id = kwargs.pop(CALL_ID_KWARG, None)
+            return self._invoke(tool, fn, args, kwargs, call_id)
+        return tool_wrapper
+
+    @property
+    def tool_names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def _lookup(self, name: str) -> Callable[..., Any]:
+        fn = self._tools.get(name)
+        if fn is None:
+            known = ", ".join(sorted(self._tools)) or "none"
+            raise LookupError(f"unknown tool {name!r}; wrapped tools: {known}")
+        return fn
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None,
+                  call_id: str | None = None) -> Any:
+        """Run a wrapped tool by name with keyword arguments, as agent loops dispatch model calls."""
+        fn = self._lookup(name)
+        if inspect.iscoroutinefunction(fn):
+            raise TypeError(f"tool {name!r} is async; use acall_tool")
+        return self._invoke(name, fn, (), dict(arguments or {}), call_id)
+
+    async def acall_tool(self, name: str, arguments: Mapping[str, Any] | None = None,
+                         call_id: str | None = None) -> Any:
+        fn = self._lookup(name)
+        if inspect.iscoroutinefunction(fn):
+            return await self._ainvoke(name, fn, (), dict(arguments or {}), call_id)
+        return self._invoke(name, fn, (), dict(arguments or {}), call_id)
+
+    # -- one call --------------------------------------------------------------------------------
+    def _tracer(self) -> trace.Tracer:
+        return trace.get_tracer(TRACER_NAME, tracer_provider=self._tracer_provider)
+
+    def _arguments(self, name: str, fn: Callable[..., Any], args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The call's arguments by parameter name, the form the model produced them in."""
+        if not args:
+            return dict(kwargs)
+        if name not in self._signatures:
+            try:
+                self._signatures[name] = inspect.signature(fn)
+            except (TypeError, ValueError):
+                self._signatures[name] = None
+        sig = self._signatures[name]
+        if sig is not None:
+            try:
+                return dict(sig.bind_partial(*args, **kwargs).arguments)
+            except TypeError:
+                pass
+        return {"args": list(args), **kwargs}
+
+    def _start_attributes(self, name: str, call_id: str | None, arguments: dict[str, Any]) -> dict[str, Any]:
+        attrs: dict[str, Any] = {A.GEN_AI_OPERATION_NAME: A.OP_EXECUTE_TOOL, A.GEN_AI_TOOL_NAME: name}
+        if call_id:
+            attrs[A.GEN_AI_TOOL_CALL_ID] = str(call_id)
+        try:
+            attrs.update(tool_signals.call_signals(arguments))
+            if content_capture_enabled():
+                text = _json_or_none(arguments)
+                if text is not None:
+                    attrs[A.GEN_AI_TOOL_CALL_ARGUMENTS] = text
+        except Exception:  # annotation must never stop the call
+            pass
+        return attrs
+
+    def _decide(self, span: Span) -> tuple[int, str | None]:
+        with self._lock:
+            index = self.calls
+            self.calls += 1
+            try:
+                return index, self.schedule.next_step()
+            except Exception as exc:  # fail open
+                _skip(span, f"schedule failed: {type(exc).__name__}: {exc}")
+                return index, None
+
+    def _invoke(self, name: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+                call_id: str | None) -> Any:
+        arguments = self._safe_arguments(name, fn, args, kwargs)
+        with self._tracer().start_as_current_span(
+                A.tool_span_name(name), kind=SpanKind.INTERNAL,
+                attributes=self._start_attributes(name, call_id, arguments),
+                record_exception=False, set_status_on_exception=False) as span:
+            index, kind = self._decide(span)
+            try:
+                result = fn(*args, **kwargs)
+            except Exception as exc:
+                self._tool_raised(span, index, kind, exc)
+                raise
+            return self._deliver(span, name, index, kind, result, call_id)
+
+    async def _ainvoke(self, name: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+                       call_id: str | None) -> Any:
+        arguments = self._safe_arguments(name, fn, args, kwargs)
+        with self._tracer().start_as_current_span(
+                A.tool_span_name(name), kind=SpanKind.INTERNAL,
+                attributes=self._start_attributes(name, call_id, arguments),
+                record_exception=False, set_status_on_exception=False) as span:
+            index, kind = self._decide(span)
+            try:
+                result = await fn(*args, **kwargs)
+            except Exception as exc:
+                self._tool_raised(span, index, kind, exc)
+                raise
+            return self._deliver(span, name, index, kind, result, call_id)
+
+    def _safe_arguments(self, name: str, fn: Callable[..., Any], args: tuple[Any, ...],
+                        kwargs: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self._arguments(name, fn, args, kwargs)
+        except Exception:  # fail open
+            return {}
+
+    def _tool_raised(self, span: Span, index: int, kind: str | None, exc: Exception) -> None:
+        """The agent sees the tool's exception; a scheduled fault had nothing to replace."""
+        try:
+            span.record_exception(exc)
+            span.set_attribute(A.ERROR_TYPE, type(exc).__name__)
+            span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+            attrs: dict[str, Any] = {A.TOOL_CALL_INDEX: index, A.FAULT_INJECTED: False,
+                                     A.FAULT_STRATEGY: self.condition, A.FAULT_EXPERIMENT: self.experiment}
+            if kind is not None:
+                attrs[A.FAULT_SKIPPED] = f"tool raised; {kind} not applied"
+            span.set_attributes(attrs)
+        except Exception:  # fail open
+            pass
+
+    def _deliver(self, span: Span, name: str, index: int, kind: str | None, result: Any,
+                 call_id: str | None) -> Any:
+        """Transform (if scheduled), annotate, log; on any failure hand back the real result."""
+        try:
+            shown, attrs, record = self._transform(span, name, index, kind, result, call_id)
+        except Exception as exc:  # fail open
+            _skip(span, f"{type(exc).__name__}: {exc}", kind)
+            self._annotate_fallback(span, index, kind, result)
+            return result
+        try:
+            span.set_attributes(attrs)
+            if record is not None:
+                span.add_event(A.EVENT_FAULT_APPLIED, {A.FAULT_TYPE: str(kind),
+                                                       A.FAULT_CHANGED: record["changed"]})
+                with self._lock:
+                    self.fault_log.append(record)
+                self._log_to_episode(record)
+        except Exception as exc:  # fail open
+            _skip(span, f"annotation failed: {type(exc).__name__}: {exc}", kind)
+        return shown
+
+    def _transform(self, span: Span, name: str, index: int, kind: str | None, result: Any,
+                   call_id: str | None) -> tuple[Any, dict[str, Any], dict[str, Any] | None]:
+        before_text = tool_signals.result_text(result)
+        before = signals.digest(before_text)
+        shown = result
+        if kind is not None:
+            rng = random.Random(_derive_seed(self._mutate_seed, index))
+            with self._lock:  # key renames are shared episode state
+                shown = apply_tool_fault(kind, result, rng=rng, state=self.state)
+        after_text = tool_signals.result_text(shown) if kind is not None else before_text
+        after = signals.digest(after_text)
+        changed = before != after
+        attrs: dict[str, Any] = {A.TOOL_CALL_INDEX: index, A.FAULT_INJECTED: kind is not None,
+                                 A.FAULT_STRATEGY: self.condition, A.FAULT_EXPERIMENT: self.experiment}
+        record: dict[str, Any] | None = None
+        if kind is not None:
+            attrs.update({A.FAULT_TYPE: kind, A.FAULT_TARGET: A.TARGET_TOOL_RESULT, A.FAULT_CHANGED: changed,
+                          A.FAULT_DIGEST_BEFORE: before, A.FAULT_DIGEST_AFTER: after,
+                          A.FAULT_DETAIL: f"tool_{kind}_{self.condition}"})
+            episode_step = getattr(span, "attributes", None) or {}
+            record = {"step": index, "episode_step": episode_step.get(A.STEP), "tool": name,
+                      "call_id": call_id, "kind": kind, "changed": changed,
+                      "digest_before": before, "digest_after": after}
+        attrs.update(tool_signals.tool_result_signals(shown))
+        if content_capture_enabled():
+            attrs[A.GEN_AI_TOOL_CALL_RESULT] = after_text
+            if kind is not None and changed:
+                attrs[A.ORIGINAL_TOOL_RESULT] = before_text
+        return shown, attrs, record
+
+    def _annotate_fallback(self, span: Span, index: int, kind: str | None, result: Any) -> None:
+        try:
+            attrs: dict[str, Any] = {A.TOOL_CALL_INDEX: index, A.FAULT_INJECTED: False,
+                                     A.FAULT_STRATEGY: self.condition, A.FAULT_EXPERIMENT: self.experiment}
+            if kind is not None:
+                attrs[A.FAULT_SKIPPED] = f"injector error; {kind} not applied"
+            span.set_attributes(attrs)
+            span.set_attributes(tool_signals.tool_result_signals(result))
+        except Exception:  # fail open
+            pass
+
+    def _log_to_episode(self, record: dict[str, Any]) -> None:
+        """Mirror the firing into the bound episode's log, beside the LLM-side faults."""
+        b = _binding()
+        ep = self._episode or _current_episode()
+        if b is None or ep is None or not hasattr(b, "FaultRecord"):
+            return
+        try:
+            ep.log(b.FaultRecord(call=record["step"], step=record["episode_step"],
+                                 fault=f"tool_{record['kind']}", fault_type=record["kind"],
+                                 target=A.TARGET_TOOL_RESULT, strategy=self.condition,
+                                 changed=record["changed"], digest_before=record["digest_before"],
+                                 digest_after=record["digest_after"], detail=record["tool"]))
+        except Exception:  # fail open
+            pass
+
+
+def _skip(span: Span, reason: str, kind: str | None = None) -> None:
+    try:
+        event: dict[str, Any] = {A.SKIP_REASON: reason[:500]}
+        if kind is not None:
+            event[A.FAULT_TYPE] = kind
+        span.add_event(A.EVENT_INJECTOR_SKIP, event)
+    except Exception:  # fail open
+        pass
+
+
+def _public_methods(obj: Any) -> list[str]:
+    """Public methods defined on the object's class (properties are left alone: reading one
+    could have side effects, and it is not a tool)."""
+    names = []
+    for name in dir(type(obj)):
+        if name.startswith("_"):
+            continue
+        try:
+            static = inspect.getattr_static(obj, name)
+        except AttributeError:
+            continue
+        if isinstance(static, staticmethod | classmethod) or inspect.isfunction(static) \
+                or inspect.ismethoddescriptor(static) and not inspect.isdatadescriptor(static):
+            names.append(name)
+    return names
+
+
+class _ToolProxy(wrapt.ObjectProxy):  # type: ignore[misc]
+    """An object whose public methods report to the injector; everything else is the object."""
+
+    def __init__(self, wrapped: Any, injector: ToolFaultInjector) -> None:
+        super().__init__(wrapped)
+        self._self_methods: dict[str, Callable[..., Any]] = {
+            name: injector.wrap_function(getattr(wrapped, name), name=name)
+            for name in _public_methods(wrapped)
+        }
+
+    def __getattr__(self, name: str) -> Any:
+        if not name.startswith("_self_"):
+            method = self._self_methods.get(name)
+            if method is not None:
+                return method
+        return super().__getattr__(name)

@@ -1,0 +1,254 @@
+"""Opening traces.duckdb: clear one-line errors, lock retries, version checks and migration.
+
+DuckDB allows one writing process or several reading processes per file, and inside one process
+a file can only be open with one configuration at a time. Every writer (exporter, derived-table
+writers) therefore opens, writes and closes quickly, and every opener retries briefly when the
+file is busy instead of failing on the first conflict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from agentchaos_otel.store import schema
+
+DB_ENV = "AGENTCHAOS_DB"
+DEFAULT_DB = "traces.duckdb"
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class StoreError(ValueError):
+    """A trace store cannot be used; the message is one line meant for the user."""
+
+
+class StoreBusyError(StoreError):
+    """Another process (or another configuration in this process) holds the file."""
+
+
+def default_path() -> str:
+    return os.environ.get(DB_ENV) or DEFAULT_DB
+
+
+def _is_busy(exc: Exception) -> bool:
+    text = str(exc)
+    return ("Could not set lock" in text or "Conflicting lock" in text
+            or "different configuration" in text)
+
+
+def _one_line(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    text = re.sub(r"\s*See also https?://\S+", "", text)
+    return text[:300]
+
+
+def _open(path: str, read_only: bool, timeout_s: float) -> duckdb.DuckDBPyConnection:
+    deadline = time.monotonic() + max(0.0, timeout_s)
+    delay = 0.02
+    while True:
+        try:
+            return duckdb.connect(path, read_only=read_only)
+        except duckdb.Error as exc:
+            if _is_busy(exc):
+                if time.monotonic() + delay > deadline:
+                    raise StoreBusyError(f"{path}: locked by another process ({_one_line(exc)})") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.25)
+                continue
+            if "not a valid DuckDB database" in str(exc):
+                raise StoreError(f"{path}: not a DuckDB database (corrupt or foreign file)") from None
+            raise StoreError(f"{path}: cannot open ({_one_line(exc)})") from None
+
+
+def _tables(conn: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = conn.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def read_version(conn: duckdb.DuckDBPyConnection) -> tuple[int, str, str | None] | None:
+    """(version, app, views digest) of an initialised store, None for an empty database."""
+    tables = _tables(conn)
+    if "schema_version" not in tables:
+        if tables:
+            raise StoreError("not an agentchaos trace store (tables present but no schema_version)")
+        return None
+    rows = conn.execute("SELECT version, app, views_digest FROM schema_version").fetchall()
+    if len(rows) != 1:
+        raise StoreError(f"not an agentchaos trace store ({len(rows)} rows in schema_version)")
+    version, app, digest = rows[0]
+    if app != schema.STORE_APP:
+        raise StoreError(f"not an agentchaos trace store (written by {app!r})")
+    return int(version), str(app), digest
+
+
+def _check_not_newer(version: int) -> None:
+    if version > schema.SCHEMA_VERSION:
+        raise StoreError(
+            f"schema version {version} is newer than this agentchaos-otel supports "
+            f"({schema.SCHEMA_VERSION}); upgrade agentchaos-otel to read it")
+
+
+def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
+    """Create, migrate or refresh the store layout on a writable connection (idempotent)."""
+    info = read_version(conn)
+    digest = schema.views_digest()
+    if info is not None:
+        version, _, stored_digest = info
+        _check_not_newer(version)
+        if version == schema.SCHEMA_VERSION and stored_digest == digest:
+            return
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        if info is None:
+            conn.execute(schema.SPANS_DDL)
+            conn.execute(schema.VERSION_DDL)
+            conn.execute("INSERT INTO schema_version VALUES (?, ?, NULL, ?)",
+                         [schema.SCHEMA_VERSION, schema.STORE_APP, time.time_ns()])
+        else:
+            for v in range(info[0], schema.SCHEMA_VERSION):
+                step = schema.MIGRATIONS.get(v)
+                if step is None:
+                    raise StoreError(f"no migration from schema version {v}")
+                step(conn)
+        schema.create_views(conn)
+        conn.execute("UPDATE schema_version SET version = ?, views_digest = ?, updated_ns = ?",
+                      [schema.SCHEMA_VERSION, digest, time.time_ns()])
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def connect(path: str | os.PathLike[str], read_only: bool = True, *,
+            timeout_s: float = 5.0) -> duckdb.DuckDBPyConnection:
+    """Open a trace store. Writers create or migrate it; readers get a checked, current layout.
+
+    A reader that finds an older version migrates it through a short write connection first, so
+    views always match this code; if that is impossible (read-only medium) it reads as is.
+    """
+    p = str(path)
+    if read_only:
+        if not Path(p).exists():
+            raise StoreError(f"{p}: no such trace store")
+        conn = _open(p, True, timeout_s)
+        try:
+            info = read_version(conn)
+            if info is None:
+                raise StoreError("empty database, no spans have been exported to it yet")
+            _check_not_newer(info[0])
+            stale = info[0] < schema.SCHEMA_VERSION or info[2] != schema.views_digest()
+        except StoreError as exc:
+            conn.close()
+            raise StoreError(f"{p}: {exc}") from None
+        except duckdb.Error as exc:
+            conn.close()
+            raise StoreError(f"{p}: unreadable ({_one_line(exc)})") from None
+        if not stale:
+            return conn
+        conn.close()
+        try:
+            writer = connect(p, read_only=False, timeout_s=timeout_s)
+            writer.close()
+        except StoreError:
+            if info[0] < schema.SCHEMA_VERSION:
+                raise
+        return _open(p, True, timeout_s)
+    conn = _open(p, False, timeout_s)
+    try:
+        ensure_schema(conn)
+    except StoreError as exc:
+        conn.close()
+        raise StoreError(f"{p}: {exc}") from None
+    except duckdb.Error as exc:
+        conn.close()
+        raise StoreError(f"{p}: cannot initialise ({_one_line(exc)})") from None
+    return conn
+
+
+@contextmanager
+def open_store(path: str | os.PathLike[str], read_only: bool = True, *,
+               timeout_s: float = 5.0) -> Iterator[duckdb.DuckDBPyConnection]:
+    conn = connect(path, read_only=read_only, timeout_s=timeout_s)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def _quote(name: str) -> str:
+    if not _IDENT.match(name):
+        raise StoreError(f"invalid SQL identifier: {name!r}")
+    return f'"{name}"'
+
+
+def _sql_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, default=str)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def write_rows(path_or_conn: str | os.PathLike[str] | duckdb.DuckDBPyConnection, table: str,
+               rows: Sequence[dict[str, Any]], ddl: str, key: Sequence[str]) -> int:
+    """Create a derived table if missing and upsert rows by key; returns the number of rows written.
+
+    `ddl` is either a full CREATE TABLE statement or just the column list. Upsert is done as
+    delete-then-insert in one transaction so tables without a declared primary key work too.
+    Dict values are stored as JSON text.
+    """
+    if not key:
+        raise StoreError(f"write_rows({table}): key must name at least one column")
+    tname = _quote(table)
+    key_cols = [_quote(k) for k in key]
+    stmt = ddl.strip()
+    if not stmt.upper().startswith("CREATE"):
+        stmt = f"CREATE TABLE IF NOT EXISTS {tname} ({stmt})"
+    own = not isinstance(path_or_conn, duckdb.DuckDBPyConnection)
+    conn = connect(path_or_conn, read_only=False) if own else path_or_conn  # type: ignore[arg-type]
+    try:
+        conn.execute(stmt)
+        if not rows:
+            return 0
+        cols: list[str] = []
+        for r in rows:
+            for c in r:
+                if c not in cols:
+                    cols.append(c)
+        missing = [k for k in key if k not in cols]
+        if missing:
+            raise StoreError(f"write_rows({table}): rows lack key column(s) {missing}")
+        unique: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for r in rows:  # the last row wins when a batch repeats a key
+            unique[tuple(json.dumps(r.get(k), sort_keys=True, default=str) for k in key)] = r
+        rows = list(unique.values())
+        qcols = [_quote(c) for c in cols]
+        where = " AND ".join(f"{k} IS NOT DISTINCT FROM ?" for k in key_cols)
+        values = [[_sql_value(r.get(c)) for c in cols] for r in rows]
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            conn.executemany(f"DELETE FROM {tname} WHERE {where}", [[_sql_value(r.get(k)) for k in key]
+                                                                     for r in rows])
+            conn.executemany(
+                f"INSERT INTO {tname} ({', '.join(qcols)}) VALUES ({', '.join('?' for _ in cols)})", values)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return len(rows)
+    except duckdb.Error as exc:
+        raise StoreError(f"write_rows({table}): {_one_line(exc)}") from None
+    finally:
+        if own:
+            conn.close()

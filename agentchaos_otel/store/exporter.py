@@ -1,0 +1,216 @@
+"""OpenTelemetry span exporter into traces.duckdb.
+
+The file is opened per batch and closed right after, because DuckDB admits one writing process
+or several readers: holding it open would stop `agentchaos traces summary` or a live predictor
+from reading while the agent runs. A batch that cannot be written (file locked past the retry
+window, read-only, corrupt, newer or foreign) is appended to a JSONL spool next to the database
+and the export reports SUCCESS: the spans are kept on disk and loaded by the next successful
+write, and reporting FAILURE would only make the SDK log and drop them. FAILURE is returned only
+when the spool cannot be written either, so nothing is ever dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import duckdb
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.store import schema
+from agentchaos_otel.store.db import StoreError, connect, default_path
+from agentchaos_otel.store.spool import Spool
+
+logger = logging.getLogger(__name__)
+
+_INSERT_SQL = (f"INSERT INTO spans ({', '.join(schema.SPAN_COLUMNS)}) "
+               f"VALUES ({', '.join('?' for _ in schema.SPAN_COLUMNS)}) ON CONFLICT DO NOTHING")
+
+_path_locks: dict[str, threading.Lock] = {}
+_path_locks_guard = threading.Lock()
+
+
+def _lock_for(path: str) -> threading.Lock:
+    # Two exporters of one process on one file would otherwise race for DuckDB's write lock.
+    key = os.path.abspath(path)
+    with _path_locks_guard:
+        return _path_locks.setdefault(key, threading.Lock())
+
+
+def is_secret_key(key: str) -> bool:
+    """True for attribute keys that name a credential header, in any common spelling."""
+    last = key.lower().rsplit(".", 1)[-1].replace("_", "-")
+    return last in A.SECRET_HEADER_NAMES
+
+
+def json_value(value: Any) -> Any:
+    """An OTel attribute value as plain JSON (non-finite floats become null)."""
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    if isinstance(value, Mapping):
+        return {str(k): json_value(v) for k, v in value.items() if not is_secret_key(str(k))}
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    return str(value)
+
+
+def clean_attributes(attrs: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not attrs:
+        return {}
+    return {str(k): json_value(v) for k, v in attrs.items() if not is_secret_key(str(k))}
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def events_json(events: Sequence[tuple[str, int | None, Mapping[str, Any] | None]]) -> str:
+    return dumps([{"name": n, "time_ns": t, "attributes": clean_attributes(a)} for n, t, a in events])
+
+
+def span_to_row(span: ReadableSpan, exported_ns: int | None = None) -> dict[str, Any]:
+    """The `spans` table row of an SDK span (JSON columns as text, ready for insert or spool)."""
+    ctx = span.context
+    parent = span.parent
+    resource_attrs = dict(span.resource.attributes) if span.resource is not None else {}
+    scope = span.instrumentation_scope
+    service = resource_attrs.get(A.SERVICE_NAME)
+    return {
+        "trace_id": format(ctx.trace_id, "032x") if ctx else None,
+        "span_id": format(ctx.span_id, "016x") if ctx else None,
+        "parent_span_id": format(parent.span_id, "016x") if parent is not None else None,
+        "name": span.name,
+        "kind": span.kind.name,
+        "start_ns": span.start_time,
+        "end_ns": span.end_time,
+        "status_code": span.status.status_code.name,
+        "status_message": span.status.description,
+        "service_name": str(service) if service is not None else None,
+        "scope_name": scope.name if scope is not None else None,
+        "attributes": dumps(clean_attributes(span.attributes)),
+        "resource": dumps(clean_attributes(resource_attrs)),
+        "events": events_json([(e.name, e.timestamp, e.attributes) for e in span.events]),
+        "exported_ns": exported_ns if exported_ns is not None else time.time_ns(),
+    }
+
+
+def insert_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert span rows in one transaction; spans already stored are left as they are."""
+    if not rows:
+        return
+    values = [[r.get(c) for c in schema.SPAN_COLUMNS] for r in rows]
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        conn.executemany(_INSERT_SQL, values)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def write_span_rows(path: str, rows: Sequence[Mapping[str, Any]], spool: Spool, *,
+                    timeout_s: float) -> int:
+    """Write rows, loading any spool first; returns how many spooled rows were loaded.
+
+    Raises StoreError when the database cannot take the batch (caller spools it).
+    """
+    conn = connect(path, read_only=False, timeout_s=timeout_s)
+    try:
+        try:
+            with spool.claim() as spooled:
+                insert_rows(conn, [*spooled, *rows])
+                return len(spooled)
+        except duckdb.Error as exc:
+            # A spooled row the database refuses must not block every later batch: write this
+            # batch alone and leave the spool for inspection.
+            logger.error("%s: could not load spool %s (%s); writing the new batch alone", path,
+                         spool.path, " ".join(str(exc).split())[:200])
+            try:
+                insert_rows(conn, rows)
+            except duckdb.Error as exc2:
+                raise StoreError(f"{path}: insert failed ({' '.join(str(exc2).split())[:200]})") from None
+            return 0
+    finally:
+        conn.close()
+
+
+class DuckDBSpanExporter(SpanExporter):
+    """Span exporter writing to a DuckDB trace store; use it behind a BatchSpanProcessor.
+
+    `path=None` reads AGENTCHAOS_DB, default `traces.duckdb`, so the OTel auto-configuration
+    (`OTEL_TRACES_EXPORTER=agentchaos_duckdb`) can construct it without arguments.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, lock_timeout_s: float = 2.0) -> None:
+        self.path = str(path) if path is not None else default_path()
+        self.lock_timeout_s = lock_timeout_s
+        self.spool = Spool(self.path)
+        self._lock = _lock_for(self.path)
+        self._failing = False
+        self._shutdown = False
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        if self._shutdown:
+            logger.error("%s: export after shutdown, %d spans not written", self.path, len(spans))
+            return SpanExportResult.FAILURE
+        now = time.time_ns()
+        rows = [span_to_row(s, now) for s in spans]
+        with self._lock:
+            return self._write_or_spool(rows)
+
+    def _write_or_spool(self, rows: list[dict[str, Any]]) -> SpanExportResult:
+        try:
+            loaded = write_span_rows(self.path, rows, self.spool, timeout_s=self.lock_timeout_s)
+        except (StoreError, OSError) as exc:
+            if not rows:
+                return SpanExportResult.SUCCESS
+            try:
+                self.spool.append(rows)
+            except OSError as spool_exc:
+                logger.error("%s; spool %s not writable either (%s): %d spans lost", exc,
+                             self.spool.path, spool_exc, len(rows))
+                return SpanExportResult.FAILURE
+            if not self._failing:
+                logger.error("%s; spooling spans to %s until it is writable", exc, self.spool.path)
+                self._failing = True
+            else:
+                logger.debug("%s; spooled %d more spans", exc, len(rows))
+            return SpanExportResult.SUCCESS
+        if loaded:
+            logger.warning("%s: loaded %d spooled spans from %s", self.path, loaded, self.spool.path)
+        self._failing = False
+        return SpanExportResult.SUCCESS
+
+    def drain_spool(self) -> bool:
+        """Try to move spooled spans into the database; True when no spool remains."""
+        with self._lock:
+            if not self.spool.exists():
+                return True
+            self._write_or_spool([])
+            return not self.spool.exists()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        # Nothing is buffered here (the span processor buffers); spooled spans are durable, so
+        # flushing succeeds even when the database is still unavailable.
+        self.drain_spool()
+        return True
+
+    def shutdown(self) -> None:
+        if self._shutdown:
+            return
+        if not self.drain_spool():
+            logger.error("%s: still unavailable at shutdown; spans remain in %s", self.path,
+                         self.spool.path)
+        self._shutdown = True

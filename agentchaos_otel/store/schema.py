@@ -1,0 +1,274 @@
+"""Layout of traces.duckdb: the raw `spans` table, its version record, and the views over it.
+
+Only raw spans are stored; everything analysis reads (LLM calls, tool calls, steps, episodes,
+ground truth) is a view, so fixing a view fixes every existing file. View SQL is generated from
+the names in `attributes.py` so the store and the span writers cannot drift apart, and GenAI and
+OpenInference names are coalesced here once instead of in every consumer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+import duckdb
+
+from agentchaos_otel import attributes as A
+
+SCHEMA_VERSION = 2
+STORE_APP = "agentchaos-otel"
+
+# Column order used by the exporter, the spool and the OTLP receiver.
+SPAN_COLUMNS: tuple[str, ...] = (
+    "trace_id", "span_id", "parent_span_id", "name", "kind", "start_ns", "end_ns", "status_code",
+    "status_message", "service_name", "scope_name", "attributes", "resource", "events", "exported_ns",
+)
+
+SPANS_DDL = """
+CREATE TABLE IF NOT EXISTS spans (
+    trace_id VARCHAR NOT NULL,
+    span_id VARCHAR NOT NULL,
+    parent_span_id VARCHAR,
+    name VARCHAR,
+    kind VARCHAR,
+    start_ns BIGINT,
+    end_ns BIGINT,
+    status_code VARCHAR,
+    status_message VARCHAR,
+    service_name VARCHAR,
+    scope_name VARCHAR,
+    attributes JSON,
+    resource JSON,
+    events JSON,
+    exported_ns BIGINT,
+    PRIMARY KEY (trace_id, span_id)
+)
+"""
+
+VERSION_DDL = """
+CREATE TABLE IF NOT EXISTS schema_version (
+    version INTEGER NOT NULL,
+    app VARCHAR NOT NULL,
+    views_digest VARCHAR,
+    updated_ns BIGINT
+)
+"""
+
+
+def _add_exported_ns(conn: duckdb.DuckDBPyConnection) -> None:
+    # Version 2: first-export time per span, so a live reader can fetch only spans that are new
+    # since its last poll (re-exports keep the first value because inserts never overwrite).
+    conn.execute("ALTER TABLE spans ADD COLUMN IF NOT EXISTS exported_ns BIGINT")
+
+
+# MIGRATIONS[v] upgrades a file from version v to v + 1.
+MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {1: _add_exported_ns}
+
+
+# --- SQL fragments over the JSON attribute column ---------------------------------------------
+
+def _jpath(key: str) -> str:
+    if "'" in key or '"' in key:
+        raise ValueError(f"attribute name cannot be used in a JSON path: {key!r}")
+    return f"'$.\"{key}\"'"
+
+
+def _str(*keys: str, col: str = "attributes") -> str:
+    parts = [f"json_extract_string({col}, {_jpath(k)})" for k in keys]
+    return parts[0] if len(parts) == 1 else f"COALESCE({', '.join(parts)})"
+
+
+def _int(*keys: str, col: str = "attributes") -> str:
+    parts = []
+    for k in keys:
+        s = _str(k, col=col)
+        parts.append(f"COALESCE(TRY_CAST({s} AS BIGINT), TRY_CAST(TRY_CAST({s} AS DOUBLE) AS BIGINT))")
+    return parts[0] if len(parts) == 1 else f"COALESCE({', '.join(parts)})"
+
+
+def _dbl(key: str, col: str = "attributes") -> str:
+    return f"TRY_CAST({_str(key, col=col)} AS DOUBLE)"
+
+
+def _bool(key: str, col: str = "attributes") -> str:
+    return f"TRY_CAST({_str(key, col=col)} AS BOOLEAN)"
+
+
+def _str_list(*keys: str, col: str = "attributes") -> str:
+    """A string[] attribute, also accepting a single string (OpenInference finish reason)."""
+    parts = []
+    for k in keys:
+        p = _jpath(k)
+        parts.append(
+            f"CASE WHEN json_type({col}, {p}) = 'ARRAY' "
+            f"THEN from_json(json_extract({col}, {p}), '[\"VARCHAR\"]') "
+            f"WHEN json_type({col}, {p}) NOT IN ('NULL', 'OBJECT') "
+            f"THEN [json_extract_string({col}, {p})] END"
+        )
+    return parts[0] if len(parts) == 1 else f"COALESCE({', '.join(parts)})"
+
+
+def _in(values: tuple[str, ...]) -> str:
+    return "(" + ", ".join(f"'{v}'" for v in values) + ")"
+
+
+def _view_sql() -> dict[str, str]:
+    op = _str(A.GEN_AI_OPERATION_NAME)
+    oi_kind = f"upper({_str(A.OI_SPAN_KIND)})"
+    role = (
+        f"CASE WHEN {op} IN {_in(A.LLM_OPERATIONS)} OR {oi_kind} = '{A.OI_KIND_LLM}' THEN 'llm' "
+        f"WHEN {op} = '{A.OP_EXECUTE_TOOL}' OR {oi_kind} = '{A.OI_KIND_TOOL}' THEN 'tool' "
+        f"WHEN {op} = '{A.OP_INVOKE_AGENT}' OR {oi_kind} = '{A.OI_KIND_AGENT}' THEN 'agent' END"
+    )
+    exc_type = (f"list_filter(json_extract_string(events, '$[*].attributes.\"{A.EXCEPTION_TYPE}\"'), "
+                f"lambda x: x IS NOT NULL)[1]")
+    error_type = f"COALESCE({_str(A.ERROR_TYPE)}, CASE WHEN status_code = 'ERROR' THEN {exc_type} END)"
+    views: dict[str, str] = {}
+
+    # Every span with its role; the base of all other views.
+    views["span_roles"] = f"""
+SELECT s.*, {role} AS role FROM spans s
+"""
+
+    # Episode roots: agent spans whose parent is not in the trace (nested sub-agents are not roots).
+    views["agent_roots"] = f"""
+SELECT r.*, {_str(A.TASK_ID)} AS task_id
+FROM span_roles r
+WHERE r.role = 'agent'
+  AND (r.parent_span_id IS NULL OR NOT EXISTS (
+        SELECT 1 FROM spans p WHERE p.trace_id = r.trace_id AND p.span_id = r.parent_span_id))
+"""
+
+    # LLM and tool spans with their step number and common columns.
+    views["step_spans"] = f"""
+SELECT r.trace_id, r.span_id, r.parent_span_id,
+       COALESCE({_str(A.TASK_ID)}, root.task_id) AS task_id,
+       COALESCE({_int(A.STEP)},
+                row_number() OVER (PARTITION BY r.trace_id ORDER BY r.start_ns, r.span_id) - 1) AS step,
+       r.role AS kind, r.name, r.start_ns, r.end_ns,
+       (r.end_ns - r.start_ns) / 1e6 AS duration_ms,
+       r.status_code, r.status_message,
+       {error_type} AS error_type,
+       COALESCE({_bool(A.FAULT_INJECTED)}, FALSE) AS fault_injected,
+       {_str(A.FAULT_TYPE)} AS fault_type,
+       {_str(A.FAULT_TARGET)} AS fault_target,
+       {_str(A.FAULT_EXPERIMENT)} AS fault_experiment,
+       {_bool(A.FAULT_CHANGED)} AS fault_changed,
+       {_bool(A.SIMULATED)} AS simulated,
+       r.attributes, r.events
+FROM span_roles r
+LEFT JOIN (SELECT trace_id, min(task_id) AS task_id FROM agent_roots GROUP BY trace_id) root
+       ON root.trace_id = r.trace_id
+WHERE r.role IN ('llm', 'tool')
+"""
+
+    views["steps"] = """
+SELECT trace_id, span_id, task_id, step, kind, name, start_ns, end_ns, duration_ms, status_code,
+       error_type, fault_injected, fault_type, fault_target, fault_changed, attributes, events
+FROM step_spans
+"""
+
+    views["llm_calls"] = f"""
+SELECT trace_id, span_id, parent_span_id, task_id, step, name, start_ns, end_ns, duration_ms,
+       status_code, error_type,
+       {_str(A.GEN_AI_PROVIDER_NAME, A.GEN_AI_SYSTEM, A.OI_LLM_PROVIDER, A.OI_LLM_SYSTEM)} AS provider,
+       {_str(A.GEN_AI_REQUEST_MODEL, A.OI_LLM_MODEL_NAME)} AS request_model,
+       {_str(A.GEN_AI_RESPONSE_MODEL, A.OI_LLM_MODEL_NAME)} AS response_model,
+       {_str(A.GEN_AI_RESPONSE_ID)} AS response_id,
+       {_bool(A.GEN_AI_REQUEST_STREAM)} AS stream,
+       {_str_list(A.GEN_AI_RESPONSE_FINISH_REASONS, A.OI_LLM_FINISH_REASON)} AS finish_reasons,
+       {_int(A.GEN_AI_USAGE_INPUT_TOKENS, A.OI_LLM_TOKEN_COUNT_PROMPT)} AS input_tokens,
+       {_int(A.GEN_AI_USAGE_OUTPUT_TOKENS, A.OI_LLM_TOKEN_COUNT_COMPLETION)} AS output_tokens,
+       {_int(A.RESPONSE_CONTENT_LENGTH)} AS content_length,
+       {_int(A.RESPONSE_TOOL_CALL_COUNT)} AS tool_call_count,
+       {_str(A.RESPONSE_ERROR_MARKER)} AS error_marker,
+       {_dbl(A.LOGPROBS_ENTROPY_MEAN)} AS entropy_mean,
+       {_dbl(A.LOGPROBS_ENTROPY_MAX)} AS entropy_max,
+       {_dbl(A.LOGPROBS_TOP_MASS)} AS top_mass,
+       fault_injected, fault_type, fault_target, fault_experiment, fault_changed,
+       attributes
+FROM step_spans WHERE kind = 'llm'
+"""
+
+    views["tool_calls"] = f"""
+SELECT trace_id, span_id, parent_span_id, task_id, step,
+       {_str(A.GEN_AI_TOOL_NAME, A.OI_TOOL_NAME)} AS tool_name,
+       {_str(A.GEN_AI_TOOL_CALL_ID, A.OI_TOOL_CALL_ID)} AS tool_call_id,
+       start_ns, end_ns, duration_ms, status_code, error_type,
+       {_bool(A.TOOL_RESULT_IS_ERROR)} AS result_is_error,
+       {_bool(A.TOOL_RESULT_EMPTY)} AS result_empty,
+       fault_injected, fault_type, fault_changed,
+       attributes
+FROM step_spans WHERE kind = 'tool'
+"""
+
+    # One row per episode root, plus one per trace that has steps but no root (foreign agents,
+    # or an episode whose root span has not been exported yet).
+    views["episodes"] = f"""
+WITH st AS (
+    SELECT trace_id,
+           count(*) AS n_steps,
+           count(*) FILTER (WHERE kind = 'llm') AS n_llm_calls,
+           count(*) FILTER (WHERE kind = 'tool') AS n_tool_calls,
+           count(*) FILTER (WHERE fault_injected AND COALESCE(fault_changed, TRUE)) AS n_faults,
+           bool_or(simulated) AS simulated,
+           min(task_id) AS task_id,
+           min(start_ns) AS start_ns,
+           max(end_ns) AS end_ns
+    FROM step_spans GROUP BY trace_id
+)
+SELECT r.trace_id, r.span_id, r.task_id,
+       {_str(A.GEN_AI_AGENT_NAME, A.OI_AGENT_NAME, col='r.attributes')} AS agent_name,
+       {_str(A.CONDITION, col='r.attributes')} AS condition,
+       {_int(A.SEED, col='r.attributes')} AS seed,
+       {_bool(A.EPISODE_SUCCESS, col='r.attributes')} AS success,
+       {_str(A.EPISODE_ERROR, col='r.attributes')} AS error,
+       r.start_ns, r.end_ns, (r.end_ns - r.start_ns) / 1e6 AS duration_ms,
+       COALESCE(st.n_steps, 0) AS n_steps,
+       COALESCE(st.n_llm_calls, 0) AS n_llm_calls,
+       COALESCE(st.n_tool_calls, 0) AS n_tool_calls,
+       COALESCE(st.n_faults, 0) AS n_faults,
+       COALESCE(st.n_faults, 0) > 0 AS triggered,
+       COALESCE({_bool(A.SIMULATED, col='r.attributes')}, st.simulated, FALSE) AS simulated,
+       r.attributes
+FROM agent_roots r LEFT JOIN st ON st.trace_id = r.trace_id
+UNION ALL
+SELECT st.trace_id, NULL AS span_id, st.task_id, NULL AS agent_name, NULL AS condition,
+       NULL AS seed, NULL AS success, NULL AS error,
+       st.start_ns, st.end_ns, (st.end_ns - st.start_ns) / 1e6 AS duration_ms,
+       st.n_steps, st.n_llm_calls, st.n_tool_calls, st.n_faults, st.n_faults > 0 AS triggered,
+       COALESCE(st.simulated, FALSE) AS simulated, NULL::JSON AS attributes
+FROM st WHERE NOT EXISTS (SELECT 1 FROM agent_roots r WHERE r.trace_id = st.trace_id)
+"""
+
+    views["injected_faults"] = f"""
+SELECT r.trace_id,
+       COALESCE({_str(A.TASK_ID, col='r.attributes')}, st.task_id) AS task_id,
+       COALESCE(st.step, {_int(A.STEP, col='r.attributes')}) AS step,
+       r.span_id, r.name AS span_name,
+       {_str(A.FAULT_TYPE, col='r.attributes')} AS fault_type,
+       {_str(A.FAULT_TARGET, col='r.attributes')} AS target,
+       {_str(A.FAULT_EXPERIMENT, col='r.attributes')} AS experiment,
+       {_str(A.FAULT_STRATEGY, col='r.attributes')} AS strategy,
+       {_bool(A.FAULT_CHANGED, col='r.attributes')} AS changed,
+       {_str(A.FAULT_DIGEST_BEFORE, col='r.attributes')} AS digest_before,
+       {_str(A.FAULT_DIGEST_AFTER, col='r.attributes')} AS digest_after
+FROM span_roles r
+LEFT JOIN step_spans st ON st.trace_id = r.trace_id AND st.span_id = r.span_id
+WHERE {_bool(A.FAULT_INJECTED, col='r.attributes')}
+"""
+    return views
+
+
+VIEWS: dict[str, str] = _view_sql()
+PUBLIC_VIEWS = ("llm_calls", "tool_calls", "steps", "episodes", "injected_faults")
+
+
+def views_digest() -> str:
+    text = "\n".join(f"{name}:{sql}" for name, sql in VIEWS.items())
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def create_views(conn: duckdb.DuckDBPyConnection) -> None:
+    for name, sql in VIEWS.items():
+        conn.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")

@@ -1,0 +1,122 @@
+"""JSONL side file that keeps span rows the database could not take.
+
+A locked, read-only or corrupt traces.duckdb must not cost the spans of a running agent, so the
+exporter appends such batches here (`<db>.spool.jsonl`) and the next writer that gets the database
+loads them first. Several processes may export to one store, so appends and the load-then-delete
+are serialised with an advisory lock on the spool file, and an appender re-checks after locking
+that the file it holds is still the one on disk (a loader may have just consumed and unlinked it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - non-POSIX platforms: single-process use only
+    fcntl = None  # type: ignore[assignment]
+
+logger = logging.getLogger(__name__)
+
+SPOOL_SUFFIX = ".spool.jsonl"
+REJECTED_SUFFIX = ".spool.rejected.jsonl"
+
+
+def spool_path(db_path: str | os.PathLike[str]) -> Path:
+    return Path(str(db_path) + SPOOL_SUFFIX)
+
+
+def _lock(f: IO[Any]) -> None:
+    if fcntl is not None:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+
+
+def _unlock(f: IO[Any]) -> None:
+    if fcntl is not None:
+        fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+class Spool:
+    def __init__(self, db_path: str | os.PathLike[str]) -> None:
+        self.path = spool_path(db_path)
+        self.rejected_path = Path(str(db_path) + REJECTED_SUFFIX)
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    @contextmanager
+    def _locked(self, mode: str) -> Iterator[IO[str] | None]:
+        """Open and lock the current spool file; None if it does not exist (read mode)."""
+        for _ in range(50):
+            try:
+                f = open(self.path, mode, encoding="utf-8")
+            except FileNotFoundError:
+                if "a" in mode:
+                    raise
+                yield None
+                return
+            try:
+                _lock(f)
+                try:
+                    on_disk, held = os.stat(self.path), os.fstat(f.fileno())
+                    same = (on_disk.st_dev, on_disk.st_ino) == (held.st_dev, held.st_ino)
+                except FileNotFoundError:
+                    same = False
+                if not same:
+                    continue  # consumed and unlinked while we waited; open the new one
+                yield f
+                return
+            finally:
+                _unlock(f)
+                f.close()
+        raise OSError(f"{self.path}: spool kept changing under the lock")
+
+    def append(self, rows: list[dict[str, Any]]) -> None:
+        """Append rows durably; raises OSError when the spool cannot be written."""
+        if not rows:
+            return
+        data = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in rows)
+        with self._locked("a") as f:
+            assert f is not None
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+
+    @contextmanager
+    def claim(self) -> Iterator[list[dict[str, Any]]]:
+        """Rows currently spooled; deleted only if the with-block completes without error.
+
+        The spool stays locked for the whole block so no append can land between reading the
+        rows and deleting the file.
+        """
+        with self._locked("r") as f:
+            if f is None:
+                yield []
+                return
+            rows: list[dict[str, Any]] = []
+            bad: list[str] = []
+            for line in f:
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    bad.append(line if line.endswith("\n") else line + "\n")
+                    continue
+                if isinstance(row, dict):
+                    rows.append(row)
+                else:
+                    bad.append(line)
+            yield rows
+            if bad:
+                with open(self.rejected_path, "a", encoding="utf-8") as r:
+                    r.writelines(bad)
+                logger.error("%s: %d unreadable spool line(s) moved to %s", self.path, len(bad),
+                             self.rejected_path)
+            os.unlink(self.path)

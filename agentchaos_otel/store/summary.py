@@ -1,0 +1,90 @@
+"""What a trace store holds, as one dict (for `agentchaos traces summary` and campaign checks).
+
+Success rates count only episodes whose outcome is known; episodes produced by the simulated
+model are counted and flagged so a summary of simulated runs is never mistaken for a real one.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agentchaos_otel.store import schema
+from agentchaos_otel.store.db import open_store, read_version
+
+
+def _rate(succeeded: int, known: int) -> float | None:
+    return succeeded / known if known else None
+
+
+def summarize(path: str | os.PathLike[str]) -> dict[str, Any]:
+    with open_store(path) as conn:
+        info = read_version(conn)
+
+        def one(sql: str) -> Any:
+            return conn.execute(sql).fetchone()[0]
+
+        spans = one("SELECT count(*) FROM spans")
+        traces = one("SELECT count(DISTINCT trace_id) FROM spans")
+        ep = conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE span_id IS NULL), count(success), "
+            "count(*) FILTER (WHERE success), count(*) FILTER (WHERE triggered), "
+            "count(*) FILTER (WHERE simulated) FROM episodes").fetchone()
+        by_cond = conn.execute(
+            "SELECT condition, count(*), count(success), count(*) FILTER (WHERE success), "
+            "count(*) FILTER (WHERE triggered) FROM episodes GROUP BY condition "
+            "ORDER BY condition NULLS LAST").fetchall()
+        llm = one("SELECT count(*) FROM llm_calls")
+        tools = one("SELECT count(*) FROM tool_calls")
+        steps = one("SELECT count(*) FROM steps")
+        faults = conn.execute(
+            "SELECT COALESCE(fault_type, '?'), count(*), count(*) FILTER (WHERE COALESCE(changed, TRUE)) "
+            "FROM injected_faults GROUP BY 1 ORDER BY 1").fetchall()
+    n_eps, rootless, known, succeeded, triggered, simulated = ep
+    return {
+        "path": str(path),
+        "schema_version": info[0] if info else schema.SCHEMA_VERSION,
+        "spans": spans,
+        "traces": traces,
+        "episodes": n_eps,
+        "episodes_without_root": rootless,
+        "steps": steps,
+        "llm_calls": llm,
+        "tool_calls": tools,
+        "faults_injected": sum(f[1] for f in faults),
+        "faults_changed": sum(f[2] for f in faults),
+        "episodes_triggered": triggered,
+        "success_known": known,
+        "success_count": succeeded,
+        "success_rate": _rate(succeeded, known),
+        "simulated": simulated > 0,
+        "simulated_episodes": simulated,
+        "faults_by_type": {f[0]: {"injected": f[1], "changed": f[2]} for f in faults},
+        "success_by_condition": {
+            (c if c is not None else "(none)"): {
+                "episodes": n, "known": k, "succeeded": s, "rate": _rate(s, k), "triggered": t}
+            for c, n, k, s, t in by_cond
+        },
+    }
+
+
+def render_summary(summary: dict[str, Any]) -> str:
+    """Plain-text rendering for terminals and logs."""
+    s = summary
+    lines = [
+        f"trace store {s['path']} (schema v{s['schema_version']})"
+        + (f"  [SIMULATED MODEL: {s['simulated_episodes']} episode(s)]" if s["simulated"] else ""),
+        f"  spans {s['spans']}  traces {s['traces']}  episodes {s['episodes']}"
+        f" ({s['episodes_without_root']} without root)  steps {s['steps']}",
+        f"  llm calls {s['llm_calls']}  tool calls {s['tool_calls']}",
+        f"  faults injected {s['faults_injected']}  changed {s['faults_changed']}"
+        f"  triggered episodes {s['episodes_triggered']}",
+    ]
+    for ftype, c in s["faults_by_type"].items():
+        lines.append(f"    {ftype:<16} injected {c['injected']:>6}  changed {c['changed']:>6}")
+    rate = "n/a" if s["success_rate"] is None else f"{100 * s['success_rate']:.1f}%"
+    lines.append(f"  success {s['success_count']}/{s['success_known']} ({rate})")
+    for cond, c in s["success_by_condition"].items():
+        r = "n/a" if c["rate"] is None else f"{100 * c['rate']:.1f}%"
+        lines.append(f"    {cond:<16} {c['succeeded']:>5}/{c['known']:<5} {r:>7}  episodes {c['episodes']}")
+    return "\n".join(lines)

@@ -1,0 +1,167 @@
+"""Turn request and response bodies of an LLM call into span attributes.
+
+Works on parsed JSON of the OpenAI chat-completions and Anthropic Messages formats, normalised
+to one small view (text, tool calls, finish reasons, usage) so signals are computed the same way
+for both. Message content is only copied onto spans when the GenAI content-capture setting asks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.trace import signals
+
+
+def content_capture_enabled() -> bool:
+    return os.environ.get(A.CAPTURE_CONTENT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass
+class ResponseView:
+    """The provider-neutral parts of a completion that signals and attributes are built from."""
+
+    response_id: str | None = None
+    model: str | None = None
+    text: str | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # OpenAI shape
+    finish_reasons: list[str] = field(default_factory=list)
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    logprobs: list[dict[str, Any]] | None = None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def view_openai(body: dict[str, Any]) -> ResponseView:
+    choices = body.get("choices") or []
+    first = choices[0] if choices and isinstance(choices[0], dict) else {}
+    message = first.get("message") or {}
+    usage = body.get("usage") or {}
+    lp = first.get("logprobs")
+    return ResponseView(
+        response_id=body.get("id"),
+        model=body.get("model"),
+        text=message.get("content") if isinstance(message.get("content"), str) else None,
+        tool_calls=[c for c in (message.get("tool_calls") or []) if isinstance(c, dict)],
+        finish_reasons=[str(c.get("finish_reason")) for c in choices
+                        if isinstance(c, dict) and c.get("finish_reason") is not None],
+        input_tokens=_int(usage.get("prompt_tokens")),
+        output_tokens=_int(usage.get("completion_tokens")),
+        logprobs=lp.get("content") if isinstance(lp, dict) and isinstance(lp.get("content"), list) else None,
+    )
+
+
+def view_anthropic(body: dict[str, Any]) -> ResponseView:
+    blocks = [b for b in (body.get("content") or []) if isinstance(b, dict)]
+    text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+    calls = [{"id": b.get("id"), "type": "function",
+              "function": {"name": b.get("name"), "arguments": json.dumps(b.get("input"))}}
+             for b in blocks if b.get("type") == "tool_use"]
+    usage = body.get("usage") or {}
+    return ResponseView(
+        response_id=body.get("id"), model=body.get("model"), text=text, tool_calls=calls,
+        finish_reasons=[str(body["stop_reason"])] if body.get("stop_reason") else [],
+        input_tokens=_int(usage.get("input_tokens")), output_tokens=_int(usage.get("output_tokens")),
+    )
+
+
+def view(provider: str, body: dict[str, Any]) -> ResponseView:
+    return view_anthropic(body) if provider == A.PROVIDER_ANTHROPIC else view_openai(body)
+
+
+def request_attributes(provider: str, req: dict[str, Any]) -> dict[str, Any]:
+    attrs: dict[str, Any] = {
+        A.GEN_AI_OPERATION_NAME: A.OP_CHAT,
+        A.GEN_AI_PROVIDER_NAME: provider,
+        A.GEN_AI_REQUEST_STREAM: bool(req.get("stream")),
+    }
+    if isinstance(req.get("model"), str):
+        attrs[A.GEN_AI_REQUEST_MODEL] = req["model"]
+    max_tokens = req.get("max_tokens", req.get("max_completion_tokens"))
+    if _int(max_tokens) is not None:
+        attrs[A.GEN_AI_REQUEST_MAX_TOKENS] = max_tokens
+    if isinstance(req.get("temperature"), int | float):
+        attrs[A.GEN_AI_REQUEST_TEMPERATURE] = float(req["temperature"])
+    messages = req.get("messages") if isinstance(req.get("messages"), list) else []
+    attrs[A.REQUEST_MESSAGE_COUNT] = len(messages)
+    attrs[A.REQUEST_TOOL_COUNT] = len(req.get("tools") or [])
+    attrs[A.REQUEST_DIGEST] = signals.canonical_json_digest(messages)
+    if content_capture_enabled():
+        attrs[A.GEN_AI_INPUT_MESSAGES] = json.dumps(messages, ensure_ascii=False)
+    return attrs
+
+
+def entropy_attributes(tokens: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """Entropy of each generated token from its top-k alternatives, and the mass they cover.
+
+    The top-k list misses the tail of the distribution; the entropy is computed over the covered
+    part only (an underestimate bounded by the missing mass) and the covered mass is reported so
+    readers can judge it.
+    """
+    if not tokens:
+        return {}
+    entropies: list[float] = []
+    masses: list[float] = []
+    for tok in tokens:
+        tops = tok.get("top_logprobs") if isinstance(tok, dict) else None
+        if not tops:
+            continue
+        probs = [math.exp(t["logprob"]) for t in tops
+                 if isinstance(t, dict) and isinstance(t.get("logprob"), int | float)
+                 and math.isfinite(t["logprob"])]
+        if not probs:
+            continue
+        entropies.append(-sum(p * math.log(p) for p in probs if p > 0))
+        masses.append(sum(probs))
+    if not entropies:
+        return {}
+    return {
+        A.LOGPROBS_ENTROPY_MEAN: sum(entropies) / len(entropies),
+        A.LOGPROBS_ENTROPY_MAX: max(entropies),
+        A.LOGPROBS_ENTROPY_LAST: entropies[-1],
+        A.LOGPROBS_TOP_MASS: sum(masses) / len(masses),
+        A.LOGPROBS_TOKENS: len(entropies),
+    }
+
+
+def response_attributes(v: ResponseView, request_tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """Attributes describing what the agent received."""
+    attrs: dict[str, Any] = {}
+    if v.response_id:
+        attrs[A.GEN_AI_RESPONSE_ID] = str(v.response_id)
+    if v.model:
+        attrs[A.GEN_AI_RESPONSE_MODEL] = str(v.model)
+    attrs[A.GEN_AI_RESPONSE_FINISH_REASONS] = list(v.finish_reasons)
+    if v.input_tokens is not None:
+        attrs[A.GEN_AI_USAGE_INPUT_TOKENS] = v.input_tokens
+    if v.output_tokens is not None:
+        attrs[A.GEN_AI_USAGE_OUTPUT_TOKENS] = v.output_tokens
+    attrs.update(signals.content_signals(v.text))
+    attrs.update(signals.tool_call_signals(v.tool_calls, request_tools))
+    attrs[A.RESPONSE_DIGEST] = signals.canonical_json_digest({"text": v.text or "", "tools": [
+        [(c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments")]
+        for c in v.tool_calls]})
+    attrs.update(entropy_attributes(v.logprobs))
+    if content_capture_enabled():
+        message: dict[str, Any] = {"role": "assistant", "content": v.text}
+        if v.tool_calls:
+            message["tool_calls"] = v.tool_calls
+        attrs[A.GEN_AI_OUTPUT_MESSAGES] = json.dumps([message], ensure_ascii=False)
+    return attrs
+
+
+def original_attributes(v: ResponseView, digest: str) -> dict[str, Any]:
+    """What the provider really sent, kept as ground truth beside what the agent saw."""
+    attrs: dict[str, Any] = {A.ORIGINAL_FINISH_REASONS: list(v.finish_reasons), A.ORIGINAL_DIGEST: digest}
+    if v.input_tokens is not None:
+        attrs[A.ORIGINAL_INPUT_TOKENS] = v.input_tokens
+    if v.output_tokens is not None:
+        attrs[A.ORIGINAL_OUTPUT_TOKENS] = v.output_tokens
+    return attrs

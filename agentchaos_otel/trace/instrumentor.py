@@ -1,0 +1,71 @@
+"""The OTel instrumentor: ``AgentChaosInstrumentor().instrument()`` or zero-code via entry point.
+
+Under ``opentelemetry-instrument`` the SDK tracer provider is configured before instrumentors
+run, so ``_instrument`` adds our span processor to that provider rather than creating one. The
+plan and seed come from keyword arguments or, for zero-code use, from ``AGENTCHAOS_PLAN`` and
+``AGENTCHAOS_SEED``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.instrumentation.instrumentor import BaseInstrumentor
+
+from agentchaos_otel.inject import binding, install
+from agentchaos_otel.inject.binding import EpisodeState
+from agentchaos_otel.inject.plan import resolve_plan
+from agentchaos_otel.trace.processors import EpisodeSpanProcessor
+
+ENV_PLAN = "AGENTCHAOS_PLAN"
+ENV_SEED = "AGENTCHAOS_SEED"
+ENV_DB = "AGENTCHAOS_DB"
+ENV_TASK = "AGENTCHAOS_TASK_ID"
+
+_processor_on: set[int] = set()
+
+
+def add_episode_processor(provider: Any) -> bool:
+    """Add our step-numbering processor to an SDK provider once; False if it cannot take one."""
+    if not hasattr(provider, "add_span_processor"):
+        return False
+    if id(provider) not in _processor_on:
+        provider.add_span_processor(EpisodeSpanProcessor())
+        _processor_on.add(id(provider))
+    return True
+
+
+def seed_from_env(default: int = 0) -> int:
+    raw = os.environ.get(ENV_SEED, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{ENV_SEED} must be an integer, got {raw!r}") from None
+
+
+class AgentChaosInstrumentor(BaseInstrumentor):  # type: ignore[misc]
+    """Installs the fault-injecting transport under every httpx/httpx2 client of the process."""
+
+    def instrumentation_dependencies(self) -> Collection[str]:
+        # httpx or httpx2: either is enough, and BaseInstrumentor can only express "all of".
+        return ()
+
+    def _instrument(self, **kwargs: Any) -> None:
+        provider = kwargs.get("tracer_provider") or trace.get_tracer_provider()
+        add_episode_processor(provider)
+        plan = kwargs.get("plan", os.environ.get(ENV_PLAN))
+        seed = kwargs.get("seed")
+        seed = seed_from_env() if seed is None else int(seed)
+        resolved = resolve_plan(plan)
+        binding.set_process_default(EpisodeState(task_id=kwargs.get("task_id", os.environ.get(ENV_TASK)),
+                                                 plan=resolved, seed=seed))
+        install.install(tracer_provider=kwargs.get("tracer_provider"))
+
+    def _uninstrument(self, **kwargs: Any) -> None:
+        install.uninstall()
+        binding.set_process_default(None)

@@ -1,0 +1,104 @@
+"""One BFCL episode as one traced agent run: agent loop, tool-result faults, official grade.
+
+Each episode is an ``invoke_agent bfcl`` trace whose root carries task id, condition, seed and
+the checker's verdict, so campaigns, diagnosers and predictors read BFCL outcomes from the store
+like any other agent's. The tool-result injector is keyed by task id, so a (condition, seed)
+pair faults the same steps of the same task however episodes are scheduled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks.bfcl.agent import DEFAULT_STEP_CAP, AgentRun, CallTool, run_agent
+from benchmarks.bfcl.env import BfclEnv
+from benchmarks.bfcl.grade import GradeResult, grade
+from benchmarks.bfcl.tasks import BfclTask, get_task
+
+AGENT_NAME = "bfcl"
+NO_FAULT_CONDITIONS = (None, "", "none")
+
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    task_id: str
+    condition: str
+    seed: int
+    success: bool
+    n_steps: int  # model calls, the study's unit of "steps"
+    n_tool_calls: int  # calls that executed on the API
+    error: str | None = None
+    grade_error_type: str | None = None
+    n_bad_calls: int = 0
+    force_quit: bool = False
+
+
+def _episode_factory() -> Any:
+    try:
+        from agentchaos_otel import episode
+    except (ImportError, AttributeError):
+        from agentchaos_otel.trace.episode import episode
+    return episode
+
+
+def tool_caller(env: BfclEnv, condition: str, seed: int, task_id: str) -> CallTool:
+    """``call_tool`` that runs the API for real and lets the injector decide what is shown."""
+    try:
+        from agentchaos_otel.inject.tools import ToolFaultInjector
+    except ImportError:
+        if condition in NO_FAULT_CONDITIONS:
+            return lambda name, args, call_id: env.execute(name, args)
+        raise
+
+    injector = ToolFaultInjector(condition, seed=seed, episode_key=task_id)
+    injector.wrap(env.tool_functions())
+
+    def call(name: str, args: dict[str, Any], call_id: str | None) -> Any:
+        return injector.call_tool(name, args, call_id=call_id)
+    return call
+
+
+def make_client(base_url: str, api_key: str, *, max_retries: int = 2, timeout: float = 60.0) -> Any:
+    import openai
+
+    return openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=max_retries, timeout=timeout)
+
+
+def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, base_url: str | None = None,
+                     model: str, api_key: str = "sk-unused", temperature: float = 0.0,
+                     step_cap: int = DEFAULT_STEP_CAP, plan: Any = None, client: Any = None,
+                     simulated: bool | None = None) -> EpisodeResult:
+    """Run and grade one episode; never raises for anything the model or the faults do.
+
+    ``condition`` is a tool-result condition (``none``, ``independent``, ``bursty``,
+    ``persistent``); ``plan`` an optional LLM-response fault plan applied by the transport
+    injector. Pass ``client`` to reuse one ``openai.OpenAI`` across episodes.
+    """
+    task = get_task(task) if isinstance(task, str) else task
+    cond = "none" if condition in NO_FAULT_CONDITIONS else str(condition)
+    if client is None:
+        if base_url is None:
+            raise ValueError("run_bfcl_episode needs base_url or client")
+        client = make_client(base_url, api_key)
+    sim = model.startswith("sim-") if simulated is None else simulated
+    episode = _episode_factory()
+    run = AgentRun()
+    verdict = GradeResult(False, "not_run")
+    with episode(task_id=task.id, plan=plan, seed=seed, condition=cond, agent_name=AGENT_NAME,
+                 simulated=sim) as ep:
+        try:
+            env = BfclEnv(task)
+            call_tool = tool_caller(env, cond, seed, task.id)
+            run = run_agent(task, client, model, env=env, call_tool=call_tool,
+                            temperature=temperature, step_cap=step_cap)
+            verdict = grade(task, run.executed)
+        except Exception as exc:  # a harness bug is reported on the episode, not raised
+            run.error = run.error or f"{type(exc).__name__}: {exc}"[:500]
+            verdict = GradeResult(False, "harness_error", run.error)
+        error = run.error
+        ep.set_outcome(success=verdict.valid, error=error)
+    return EpisodeResult(task_id=task.id, condition=cond, seed=seed, success=verdict.valid,
+                         n_steps=run.n_llm_calls, n_tool_calls=run.n_tool_calls, error=error,
+                         grade_error_type=None if verdict.valid else verdict.error_type,
+                         n_bad_calls=run.n_bad_calls, force_quit=run.force_quit)

@@ -1,0 +1,340 @@
+"""What the agent observed at each step, normalised from whichever instrumentation wrote the trace.
+
+Our transport records content-free signals (``agentchaos.response.*``, ``agentchaos.tool.*``).
+Traces from other GenAI or OpenInference instrumentations carry only standard attributes and,
+when content capture was on, the messages themselves; for those the same signals are derived
+here from the captured content, so every diagnoser reads one shape. Only attributes the agent
+could observe are read: nothing under the ground-truth prefixes.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.store.model import EpisodeTrace, StepRecord
+from agentchaos_otel.trace import signals
+
+CONNECTION_ERRORS = frozenset({
+    "ConnectError", "RemoteProtocolError", "ReadError", "WriteError", "NetworkError", "ProtocolError",
+    "LocalProtocolError", "APIConnectionError", "ConnectionError", "ConnectionResetError",
+    "ConnectionRefusedError", "ProxyError", "UnsupportedProtocol",
+})
+TIMEOUT_ERRORS = frozenset({
+    "ReadTimeout", "ConnectTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException", "APITimeoutError",
+    "TimeoutError", "Timeout",
+})
+
+
+@dataclass
+class Observation:
+    """One step as the agent saw it. ``None`` means the trace does not say."""
+
+    index: int  # position in the episode's step list
+    step: int
+    span_id: str
+    kind: str  # "llm" | "tool"
+    name: str
+    duration_ms: float
+    status_error: bool = False
+    error_type: str | None = None
+    http_status: int | None = None
+    # LLM response
+    finish_reasons: tuple[str, ...] = ()
+    content_length: int | None = None
+    markers: tuple[str, ...] = ()
+    unicode_anomaly: float = 0.0
+    mojibake: float = 0.0
+    content_is_json: bool = False
+    tool_call_count: int | None = None
+    tool_names: tuple[str, ...] = ()
+    args_valid: bool | None = None
+    args_schema_valid: bool | None = None
+    args_empty: int = 0
+    args_problem: str = ""
+    args_anomaly: float = 0.0
+    args_digest: str | None = None
+    response_id: str | None = None
+    response_digest: str | None = None
+    request_digest: str | None = None
+    output_tokens: int | None = None
+    stream: bool = False
+    stream_done: bool | None = None
+    max_chunk_gap_ms: float | None = None
+    # Tool result
+    tool_name: str | None = None
+    result_length: int | None = None
+    result_is_json: bool | None = None
+    result_json_like: bool = False
+    result_empty: bool = False
+    result_is_error: bool = False
+    result_markers: tuple[str, ...] = ()
+    result_keys: tuple[str, ...] | None = None
+    result_shape: str | None = None
+    result_key_count: int | None = None
+    result_item_count: int | None = None
+    result_numeric_strings: int | None = None
+    result_digest: str | None = None
+    tool_args_digest: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def has_response(self) -> bool:
+        """An LLM step that returned a body the agent read (not a transport failure)."""
+        return self.kind == "llm" and not self.transport_failed
+
+    @property
+    def transport_failed(self) -> bool:
+        return (self.http_status is not None and self.http_status >= 400) or (
+            self.status_error and self.error_type is not None and self.content_length in (None, 0)
+            and not self.tool_call_count)
+
+
+def _int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        return int(v)
+    return None
+
+
+def _float(v: Any, default: float = 0.0) -> float:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else default
+
+
+def _strs(v: Any) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if isinstance(v, str):
+        try:
+            parsed = json.loads(v)
+        except ValueError:
+            return (v,) if v else ()
+        return _strs(parsed) if isinstance(parsed, list) else (v,)
+    if isinstance(v, list | tuple):
+        return tuple(str(x) for x in v)
+    return (str(v),)
+
+
+def _json(v: Any) -> Any:
+    if isinstance(v, str):
+        try:
+            return json.loads(v)
+        except ValueError:
+            return None
+    return v
+
+
+def _output_message(attrs: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]], list[str]] | None:
+    """(text, tool calls, finish reasons) from captured output content, GenAI or OpenInference."""
+    msgs = _json(attrs.get(A.GEN_AI_OUTPUT_MESSAGES))
+    if isinstance(msgs, list) and msgs and isinstance(msgs[-1], dict):
+        m = msgs[-1]
+        text = m.get("content")
+        if isinstance(text, list):  # parts form
+            text = "".join(str(p.get("content") or p.get("text") or "") for p in text if isinstance(p, dict))
+        calls = [c for c in m.get("tool_calls") or [] if isinstance(c, dict)]
+        fr = [str(m["finish_reason"])] if m.get("finish_reason") else []
+        return (text if isinstance(text, str) else None), calls, fr
+    prefix = A.OI_LLM_OUTPUT_MESSAGES_PREFIX
+    oi = {k[len(prefix):]: v for k, v in attrs.items() if k.startswith(prefix)}
+    if oi:
+        text = oi.get("0.message.content")
+        calls: list[dict[str, Any]] = []
+        for i in range(16):
+            name = oi.get(f"0.message.tool_calls.{i}.tool_call.function.name")
+            if name is None:
+                break
+            calls.append({"function": {"name": name, "arguments": oi.get(
+                f"0.message.tool_calls.{i}.tool_call.function.arguments", "")}})
+        return (text if isinstance(text, str) else None), calls, []
+    body = _json(attrs.get(A.OI_OUTPUT_VALUE))
+    if isinstance(body, dict) and isinstance(body.get("choices"), list) and body["choices"]:
+        ch = body["choices"][0] if isinstance(body["choices"][0], dict) else {}
+        msg = ch.get("message") or {}
+        text = msg.get("content")
+        calls = [c for c in msg.get("tool_calls") or [] if isinstance(c, dict)]
+        fr = [str(ch["finish_reason"])] if ch.get("finish_reason") else []
+        return (text if isinstance(text, str) else None), calls, fr
+    return None
+
+
+def _derive_llm(attrs: dict[str, Any]) -> dict[str, Any]:
+    """Our signal attributes, computed from captured content when the trace lacks them."""
+    if A.RESPONSE_CONTENT_LENGTH in attrs or A.RESPONSE_TOOL_CALL_COUNT in attrs:
+        return attrs
+    out = _output_message(attrs)
+    if out is None:
+        return attrs
+    text, calls, fr = out
+    derived = dict(attrs)
+    derived.update(signals.content_signals(text))
+    derived.update(signals.tool_call_signals(calls, None))
+    derived.setdefault(A.RESPONSE_DIGEST, signals.canonical_json_digest(
+        {"text": text or "", "tools": [[(c.get("function") or {}).get("name"),
+                                        (c.get("function") or {}).get("arguments")] for c in calls]}))
+    if fr and not attrs.get(A.GEN_AI_RESPONSE_FINISH_REASONS):
+        derived[A.GEN_AI_RESPONSE_FINISH_REASONS] = fr
+    return derived
+
+
+def _derive_tool(attrs: dict[str, Any]) -> dict[str, Any]:
+    if A.TOOL_RESULT_LENGTH in attrs or A.TOOL_RESULT_IS_JSON in attrs:
+        return attrs
+    result = attrs.get(A.GEN_AI_TOOL_CALL_RESULT, attrs.get(A.OI_OUTPUT_VALUE))
+    if result is None:
+        return attrs
+    derived = dict(attrs)
+    derived.update(signals.tool_result_signals(result))
+    return derived
+
+
+def observe_step(s: StepRecord, index: int) -> Observation:
+    attrs = s.attributes
+    base = dict(index=index, step=s.step, span_id=s.span_id, kind=s.kind, name=s.name,
+                duration_ms=s.duration_ms, status_error=s.status_code == "ERROR",
+                error_type=s.error_type or attrs.get(A.ERROR_TYPE),
+                http_status=_int(attrs.get(A.RESPONSE_STATUS_CODE, attrs.get(A.HTTP_RESPONSE_STATUS_CODE))))
+    if s.kind == "tool":
+        a = _derive_tool(attrs)
+        keys = a.get(A.TOOL_RESULT_KEYS)
+        return Observation(
+            **base, tool_name=a.get(A.GEN_AI_TOOL_NAME) or a.get(A.OI_TOOL_NAME) or s.name.split(" ")[-1],
+            result_length=_int(a.get(A.TOOL_RESULT_LENGTH)),
+            result_is_json=a.get(A.TOOL_RESULT_IS_JSON),
+            result_json_like=bool(a.get(A.TOOL_RESULT_JSON_LIKE, False)),
+            result_empty=bool(a.get(A.TOOL_RESULT_EMPTY, False)),
+            result_is_error=bool(a.get(A.TOOL_RESULT_IS_ERROR, False)),
+            result_markers=(_strs(a.get(A.TOOL_RESULT_ERROR_MARKERS))
+                            or _strs(a.get(A.TOOL_RESULT_ERROR_MARKER))),
+            result_keys=_strs(keys) if keys is not None else None,
+            result_shape=a.get(A.TOOL_RESULT_SHAPE_DIGEST),
+            result_key_count=_int(a.get(A.TOOL_RESULT_KEY_COUNT)),
+            result_item_count=_int(a.get(A.TOOL_RESULT_ITEM_COUNT)),
+            result_numeric_strings=_int(a.get(A.TOOL_RESULT_NUMERIC_STRINGS)),
+            result_digest=a.get(A.TOOL_RESULT_DIGEST),
+            tool_args_digest=a.get(A.TOOL_ARGS_DIGEST),
+        )
+    a = _derive_llm(attrs)
+    fr = _strs(a.get(A.GEN_AI_RESPONSE_FINISH_REASONS)) or _strs(a.get(A.OI_LLM_FINISH_REASON))
+    out_tokens = _int(a.get(A.GEN_AI_USAGE_OUTPUT_TOKENS, a.get(A.OI_LLM_TOKEN_COUNT_COMPLETION)))
+    done = a.get(A.RESPONSE_STREAM_DONE)
+    gap = a.get(A.RESPONSE_MAX_CHUNK_GAP_MS)
+    return Observation(
+        **base, finish_reasons=tuple(f.lower() for f in fr),
+        content_length=_int(a.get(A.RESPONSE_CONTENT_LENGTH)),
+        markers=_strs(a.get(A.RESPONSE_ERROR_MARKERS)) or _strs(a.get(A.RESPONSE_ERROR_MARKER)),
+        unicode_anomaly=_float(a.get(A.RESPONSE_UNICODE_ANOMALY)),
+        mojibake=_float(a.get(A.RESPONSE_MOJIBAKE)),
+        content_is_json=bool(a.get(A.RESPONSE_IS_JSON, False)),
+        tool_call_count=_int(a.get(A.RESPONSE_TOOL_CALL_COUNT)),
+        tool_names=_strs(a.get(A.RESPONSE_TOOL_NAMES)),
+        args_valid=a.get(A.RESPONSE_TOOL_ARGS_VALID),
+        args_schema_valid=a.get(A.RESPONSE_TOOL_ARGS_SCHEMA_VALID),
+        args_empty=_int(a.get(A.RESPONSE_TOOL_ARGS_EMPTY)) or 0,
+        args_problem=str(a.get(A.RESPONSE_TOOL_ARGS_PROBLEM) or ""),
+        args_anomaly=_float(a.get(A.RESPONSE_TOOL_ARGS_ANOMALY)),
+        args_digest=a.get(A.RESPONSE_TOOL_ARGS_DIGEST),
+        response_id=a.get(A.GEN_AI_RESPONSE_ID),
+        response_digest=a.get(A.RESPONSE_DIGEST),
+        request_digest=a.get(A.REQUEST_DIGEST),
+        output_tokens=out_tokens,
+        stream=bool(a.get(A.GEN_AI_REQUEST_STREAM, False)),
+        stream_done=done if isinstance(done, bool) else None,
+        max_chunk_gap_ms=_float(gap) if isinstance(gap, int | float) else None,
+    )
+
+
+@dataclass
+class ToolReference:
+    """What results of one tool normally look like within an episode."""
+
+    keys: tuple[str, ...] | None
+    shape: str | None
+    numeric_strings: int | None
+    key_count: int | None
+    item_count: int | None
+    json_results: int
+    nonempty_results: int
+    text_results: int
+
+
+class EpisodeView:
+    """An episode's observations plus the comparisons rules and features need (per-tool norms,
+    latency baseline, earlier responses), computed once."""
+
+    def __init__(self, episode: EpisodeTrace):
+        self.episode = episode
+        self.obs = [observe_step(s, i) for i, s in enumerate(episode.steps)]
+        llm = [o.duration_ms for o in self.obs if o.kind == "llm" and not o.transport_failed]
+        self.llm_median_ms = statistics.median(llm) if llm else 0.0
+        self._by_tool: dict[str, list[Observation]] = {}
+        for o in self.obs:
+            if o.kind == "tool" and o.tool_name:
+                self._by_tool.setdefault(o.tool_name, []).append(o)
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+    @staticmethod
+    def _clean(o: Observation) -> bool:
+        return bool(o.result_is_json) and not o.result_is_error and not o.result_empty
+
+    def tool_reference(self, o: Observation) -> ToolReference | None:
+        """Norm for o's tool from the *other* calls of the same tool: earlier ones first, because
+        a fault that persists (a rename kept for the rest of the episode) would otherwise become
+        the norm; later ones only when o is the first call."""
+        calls = [c for c in self._by_tool.get(o.tool_name or "", []) if c is not o]
+        if not calls:
+            return None
+        earlier = [c for c in calls if c.index < o.index and self._clean(c)]
+        pool = earlier or [c for c in calls if self._clean(c)]
+        first = None
+        if pool:
+            if earlier:
+                first = earlier[0]
+            else:
+                common = Counter(c.result_keys for c in pool).most_common(1)[0][0]
+                first = next(c for c in pool if c.result_keys == common)
+        return ToolReference(
+            keys=first.result_keys if first else None, shape=first.result_shape if first else None,
+            numeric_strings=first.result_numeric_strings if first else None,
+            key_count=first.result_key_count if first else None,
+            item_count=first.result_item_count if first else None,
+            json_results=sum(1 for c in calls if c.result_is_json),
+            nonempty_results=sum(1 for c in calls if not c.result_empty),
+            text_results=sum(1 for c in calls if c.result_is_json is False and not c.result_empty),
+        )
+
+    def same_call_earlier(self, o: Observation) -> Observation | None:
+        """An earlier call of the same tool with identical arguments, if the trace records them."""
+        if not o.tool_args_digest:
+            return None
+        for c in self._by_tool.get(o.tool_name or "", []):
+            if c.index < o.index and c.tool_args_digest == o.tool_args_digest and self._clean(c):
+                return c
+        return None
+
+    def previous_llm(self, o: Observation) -> Observation | None:
+        for c in reversed(self.obs[:o.index]):
+            if c.kind == "llm" and c.has_response:
+                return c
+        return None
+
+    def earlier_response_ids(self, o: Observation) -> set[str]:
+        return {c.response_id for c in self.obs[:o.index] if c.kind == "llm" and c.response_id}
+
+    def next_tool_results(self, o: Observation) -> list[Observation]:
+        """Tool steps that ran between o (an LLM step) and the next LLM step."""
+        out = []
+        for c in self.obs[o.index + 1:]:
+            if c.kind == "llm":
+                break
+            out.append(c)
+        return out
