@@ -6,9 +6,9 @@ marker strings our injectors write: a finish_reason of ``length``, a provider er
 nginx error page, a tool that suddenly returns fewer keys than it did before, are what real
 outages look like too.
 
-Root cause = the earliest step with a *strong* finding; the earliest *weak* finding (signals that
-also occur in healthy runs, such as a slow call or a tool rejecting arguments) is used only when
-nothing strong was seen. Within a step the first matching rule in ``RULES`` order wins.
+Root cause = the earliest step with a *strong* finding; *weak* findings (signals that also occur
+in healthy runs, such as a slow call or a tool rejecting arguments) are used only when nothing
+strong was seen, the most confident one first. Within a step the first matching rule in ``RULES`` order wins.
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def _replayed(o: Observation, v: EpisodeView) -> Finding | None:
     if (prev is not None and o.response_digest and o.response_digest == prev.response_digest
             and o.request_digest and prev.request_digest and o.request_digest != prev.request_digest
             and not any(c.result_is_error for c in v.obs[prev.index + 1:o.index])):
-        return Finding("stale", "content", 0.45,
+        return Finding("stale", "content", 0.3,
                        f"{_where(o)}: identical reply to step {prev.step} although the request changed",
                        strong=False)
     return None
@@ -296,7 +296,7 @@ def _tool_inconsistent(o: Observation, v: EpisodeView) -> Finding | None:
     prev = v.same_call_earlier(o)
     if (prev is not None and o.result_is_json and not o.result_is_error
             and prev.result_shape == o.result_shape and prev.result_digest != o.result_digest):
-        return Finding("wrong_value", "tool_result", 0.4,
+        return Finding("wrong_value", "tool_result", 0.25,
                        f"{_where(o)}: same call as step {prev.step} returned different values", strong=False)
     return None
 
@@ -370,7 +370,10 @@ class RuleDiagnoser:
         view = EpisodeView(episode)
         found = step_findings(view, self.rules)
         strong = [f for f in found if f.finding.strong]
-        pick = min(strong or found, key=lambda f: f.index, default=None)
+        if strong:
+            pick: StepFinding | None = min(strong, key=lambda f: f.index)
+        else:  # weak signals: the most telling one, earliest on ties
+            pick = min(found, key=lambda f: (-f.finding.confidence, f.index), default=None)
         if pick is None:
             return none_found(episode, self.name)
         o = view.obs[pick.index]

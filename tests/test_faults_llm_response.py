@@ -48,8 +48,8 @@ def _usage(prompt: int, completion: int) -> dict[str, Any]:
                                           "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}}
 
 
-def text_body(content: str = TEXT, tokens: list[str] = TOKENS, rid: str = "chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT"
-              ) -> dict[str, Any]:
+def text_body(content: str = TEXT, tokens: list[str] = TOKENS,
+              rid: str = "chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT") -> dict[str, Any]:
     return {
         "id": rid, "object": "chat.completion", "created": 1741569952, "model": "gpt-4o-2024-08-06",
         "choices": [{"index": 0,
@@ -58,6 +58,10 @@ def text_body(content: str = TEXT, tokens: list[str] = TOKENS, rid: str = "chatc
                      "finish_reason": "stop"}],
         "usage": _usage(41, len(tokens)), "service_tier": "default", "system_fingerprint": "fp_f9f4fb6dbf",
     }
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def tool_body() -> dict[str, Any]:
@@ -69,18 +73,17 @@ def tool_body() -> dict[str, Any]:
                                  "tool_calls": [
                                      {"id": "call_12345xyz", "type": "function",
                                       "function": {"name": "get_weather",
-                                                   "arguments": json.dumps(WEATHER_ARGS, separators=(",", ":"),
-                                                                           ensure_ascii=False)}},
+                                                   "arguments": _compact(WEATHER_ARGS)}},
                                      {"id": "call_67890abc", "type": "function",
                                       "function": {"name": "get_time",
-                                                   "arguments": json.dumps(TIME_ARGS, separators=(",", ":"))}}]},
+                                                   "arguments": _compact(TIME_ARGS)}}]},
                      "logprobs": None, "finish_reason": "tool_calls"}],
         "usage": _usage(82, 41), "service_tier": "default", "system_fingerprint": "fp_f9f4fb6dbf",
     }
 
 
-PREVIOUS = text_body("Earlier answer: the forecast for Lyon is 18°C.", ["Earlier answer: the forecast for Lyon "
-                                                                       "is 18°C."], rid="chatcmpl-previous0001")
+_EARLIER = "Earlier answer: the forecast for Lyon is 18°C."
+PREVIOUS = text_body(_EARLIER, [_EARLIER], rid="chatcmpl-previous0001")
 
 
 def msg(body: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +136,8 @@ def truncate_content(ratio: float) -> Check:
         assert msg(out)["content"] == cut and len(cut) < len(content)
         assert choice(out)["finish_reason"] == "length"
         kept = "".join(e["token"] for e in choice(out)["logprobs"]["content"])
-        assert cut.startswith(kept) and len(kept) + len(TOKENS[len(choice(out)["logprobs"]["content"])]) > len(cut)
+        next_token = TOKENS[len(choice(out)["logprobs"]["content"])]
+        assert cut.startswith(kept) and len(kept) + len(next_token) > len(cut)
     return check
 
 
@@ -340,7 +344,8 @@ def test_corrupt_symbols_replaces_exact_share_at_distinct_positions() -> None:
     ("llm_error_single", lambda: {"id": "x", "choices": []}, "no choices"),
     ("llm_error_single", lambda: {"error": {"message": "boom"}}, "no choices"),
 ])
-def test_not_applicable_is_explained(spec_name: str, body_fn: Callable[[], dict[str, Any]], reason: str) -> None:
+def test_not_applicable_is_explained(spec_name: str, body_fn: Callable[[], dict[str, Any]],
+                                     reason: str) -> None:
     with pytest.raises(FaultNotApplicable, match=reason):
         apply_response_fault(get_fault(spec_name), body_fn(), rng=random.Random(0), previous_body=None)
 

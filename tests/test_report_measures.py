@@ -3,9 +3,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_report_corpus import episode, llm, synthetic_study, tool
 
 from agentchaos_otel.campaign import measures as M
+from tests.test_report_corpus import episode, llm, synthetic_study, tool
 
 
 def test_retry_counts_identical_call_in_next_three_moves_only() -> None:
@@ -184,3 +184,25 @@ def test_compute_all_is_a_pure_function_of_episodes_and_seed() -> None:
 
 def test_default_resamples_meet_the_study_minimum() -> None:
     assert M.DEFAULT_RESAMPLES >= 2000
+
+
+def test_logistic_fit_matches_scikit_learn_unpenalised() -> None:
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    x = rng.poisson(0.8, size=(400, 3)).astype(float)
+    y = (rng.random(400) < 1 / (1 + np.exp(-(0.5 - 0.7 * x[:, 0] + 0.2 * x[:, 1])))).astype(int)
+    ours = M.fit_logistic(x, y.astype(float), l2=0.0)
+    ref = LogisticRegression(C=np.inf, max_iter=1000, tol=1e-10).fit(x, y)
+    assert ours[0] == pytest.approx(ref.intercept_[0], abs=1e-4)
+    assert ours[1:] == pytest.approx(ref.coef_[0], abs=1e-4)
+
+
+def test_logistic_fit_stays_finite_under_separation() -> None:
+    import numpy as np
+
+    x = np.array([[0.0], [0.0], [1.0], [1.0], [0.0]])
+    y = np.array([1.0, 1.0, 0.0, 0.0, 0.0])
+    beta = M.fit_logistic(x, y)
+    assert np.all(np.isfinite(beta)) and beta[1] < -3

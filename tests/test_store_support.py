@@ -10,7 +10,7 @@ from typing import Any
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
 
@@ -29,14 +29,14 @@ class Step:
 @contextmanager
 def provider(path: Path | None, service: str = "store-test",
              **exporter_kw: Any) -> Iterator[tuple[Tracer, InMemorySpanExporter, DuckDBSpanExporter | None]]:
-    """A tracer whose spans go to a DuckDB exporter (if path given) and to memory."""
+    """A tracer whose spans go to memory and, in one batch at the end, to a DuckDB exporter."""
     tp = TracerProvider(resource=Resource({A.SERVICE_NAME: service}))
     mem = InMemorySpanExporter()
     tp.add_span_processor(SimpleSpanProcessor(mem))
     exp = None
     if path is not None:
         exp = DuckDBSpanExporter(path, **exporter_kw)
-        tp.add_span_processor(SimpleSpanProcessor(exp))
+        tp.add_span_processor(BatchSpanProcessor(exp, schedule_delay_millis=60_000))
     try:
         yield tp.get_tracer("agentchaos-store-test"), mem, exp
     finally:

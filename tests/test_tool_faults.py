@@ -15,6 +15,7 @@ from agentchaos_otel.faults.tool_result import (
     TOOL_FAULT_KINDS,
     EpisodeToolState,
     UnknownToolFault,
+    UntransformableResult,
     apply_tool_fault,
 )
 from agentchaos_otel.trace.signals import is_json
@@ -150,7 +151,8 @@ def test_key_rename_renames_every_key_and_stringifies_numbers() -> None:
     customer = shown[state.renames["customer"]]
     assert customer[state.renames["vip"]] is True  # booleans are not numbers here
     item = shown[state.renames["items"]][0]
-    assert item == {state.renames["sku"]: "SKU-100", state.renames["price"]: "19.99", state.renames["qty"]: "2"}
+    r = state.renames
+    assert item == {r["sku"]: "SKU-100", r["price"]: "19.99", r["qty"]: "2"}
 
 
 def test_key_rename_persists_across_calls_of_an_episode() -> None:
@@ -254,3 +256,27 @@ def test_bfcl_error_results_and_tuples_are_handled() -> None:
 def test_unknown_kind_is_refused() -> None:
     with pytest.raises(UnknownToolFault):
         apply("corrupt", ORDER)
+
+
+def test_json_text_scalars_stay_json() -> None:
+    shown = apply("wrong_value", json.dumps("2024-03-15"), seed=1)
+    assert json.loads(shown) in ("2024-03-14", "2024-03-16")
+    assert json.loads(apply("truncated", json.dumps("abcdefgh"))) == "abcd"
+    assert json.loads(apply("key_rename", "42")) == "42"
+
+
+def test_bytes_are_treated_as_utf8_text() -> None:
+    raw = json.dumps(FLIGHTS).encode()
+    assert json.loads(apply("truncated", raw))["travel_cost_list"] == [320.0, 410.5, 275.25]
+    assert apply("empty", raw) == b""
+    assert json.loads(apply("timeout", raw)) == {"error": "timeout"}
+    with pytest.raises(UntransformableResult):
+        apply("wrong_value", b"\xff\xfe")
+
+
+def test_objects_that_are_not_data_get_only_content_free_kinds() -> None:
+    gen = (i for i in range(3))
+    assert apply("timeout", gen) == {"error": "timeout"}
+    for kind in ("malformed_json", "truncated", "key_rename", "wrong_value"):
+        with pytest.raises(UntransformableResult):
+            apply(kind, gen)

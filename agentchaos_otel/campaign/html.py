@@ -89,8 +89,7 @@ def write_html(m: StudyMeasures, out_dir: str | Path) -> Path:
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(R.title('Robustness report', m))}"
              f"</title><style>{_CSS}</style></head><body>"]
     if m.simulated:
-        parts.append("<p class='sim'>SIMULATED: these episodes ran against the bundled simulated model. "
-                     "Nothing here is evidence about a real model.</p>")
+        parts.append(f"<p class='sim'>{escape(R.SIMULATED_BANNER)}</p>")
     parts.append(f"<h1>{escape(R.title('Robustness report', m))}</h1>")
     parts.append(f"<p>{m.episodes} episodes; clean condition '{escape(m.clean)}'; {m.resamples} bootstrap "
                  f"resamples; seed {m.seed}. Measured values sit next to the published figures of the "

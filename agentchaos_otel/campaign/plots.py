@@ -28,10 +28,14 @@ def _published_title(text: str) -> str:
     return f"{text}\npublished: tool-response study (BFCL, 3,200 episodes)"
 
 
-def _save(fig: Figure, path: Path, suptitle: str, m: StudyMeasures) -> Path:
+def _finish(fig: Figure, suptitle: str, m: StudyMeasures) -> Figure:
     fig.suptitle(f"SIMULATED — {suptitle}" if m.simulated else suptitle, fontsize=11)
     FigureCanvasAgg(fig)
     fig.tight_layout()
+    return fig
+
+
+def save(fig: Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110, format="png")
     return path
@@ -66,7 +70,7 @@ def _forest(ax: Axes, labels: list[str], values: list[float], lows: list[float |
     ax.set_xlabel(xlabel)
 
 
-def success_by_condition(m: StudyMeasures, path: Path) -> Path | None:
+def success_by_condition(m: StudyMeasures) -> Figure | None:
     conds = [c for c, s in m.conditions.items() if s.success.value is not None]
     if not conds:
         return None
@@ -79,10 +83,10 @@ def success_by_condition(m: StudyMeasures, path: Path) -> Path | None:
     pubs = list(P.SUCCESS_BY_CONDITION)
     _bars(ax2, pubs, [P.SUCCESS_BY_CONDITION[c].value for c in pubs], color=PUBLISHED_COLOR)
     ax2.set_title(_published_title("success by condition"), fontsize=9)
-    return _save(fig, path, "Success by condition", m)
+    return _finish(fig, "Success by condition", m)
 
 
-def paired_differences(m: StudyMeasures, path: Path) -> Path | None:
+def paired_differences(m: StudyMeasures) -> Figure | None:
     conds = [c for c, d in m.paired.items() if d.difference.value is not None]
     if not conds:
         return None
@@ -98,10 +102,10 @@ def paired_differences(m: StudyMeasures, path: Path) -> Path | None:
     _forest(ax2, pubs, [P.PAIRED_DIFFERENCE[c].value for c in pubs], [P.PAIRED_DIFFERENCE[c].low for c in pubs],
             [P.PAIRED_DIFFERENCE[c].high for c in pubs], color=PUBLISHED_COLOR, xlabel="points")
     ax2.set_title(_published_title("paired difference"), fontsize=9)
-    return _save(fig, path, "Paired success difference", m)
+    return _finish(fig, "Paired success difference", m)
 
 
-def contributions(m: StudyMeasures, path: Path) -> Path | None:
+def contributions(m: StudyMeasures) -> Figure | None:
     c = m.contributions
     if not c.effects:
         return None
@@ -117,7 +121,7 @@ def contributions(m: StudyMeasures, path: Path) -> Path | None:
     _forest(ax2, pubs, [P.TYPE_CONTRIBUTION[t].value for t in pubs], [P.TYPE_CONTRIBUTION[t].low for t in pubs],
             [P.TYPE_CONTRIBUTION[t].high for t in pubs], color=PUBLISHED_COLOR, xlabel="points per fault")
     ax2.set_title(_published_title("per-type contribution"), fontsize=9)
-    return _save(fig, path, "Per-type contribution (logistic regression)", m)
+    return _finish(fig, "Per-type contribution (logistic regression)", m)
 
 
 def _rate_values(rates: dict[str, Rate], reference: str) -> tuple[list[str], list[float]]:
@@ -125,7 +129,7 @@ def _rate_values(rates: dict[str, Rate], reference: str) -> tuple[list[str], lis
     return keys, [100 * (rates[k].value or 0.0) for k in keys]
 
 
-def retry_and_abandonment(m: StudyMeasures, path: Path) -> Path | None:
+def retry_and_abandonment(m: StudyMeasures) -> Figure | None:
     if not any(r.total for r in m.retry.values()) and not any(r.total for r in m.abandonment.values()):
         return None
     fig = Figure(figsize=(10, 7))
@@ -140,7 +144,7 @@ def retry_and_abandonment(m: StudyMeasures, path: Path) -> Path | None:
     a1.set_title(_measured_title("abandonment, single-fault episodes", m), fontsize=9)
     _bars(a2, list(P.ABANDONMENT), [v.value for v in P.ABANDONMENT.values()], color=PUBLISHED_COLOR)
     a2.set_title(_published_title("abandonment"), fontsize=9)
-    return _save(fig, path, "Retry and abandonment", m)
+    return _finish(fig, "Retry and abandonment", m)
 
 
 FIGURES = {
@@ -153,4 +157,8 @@ FIGURES = {
 
 def write_all(m: StudyMeasures, out_dir: Path) -> dict[str, Path | None]:
     """Every figure as ``<name>.png`` in ``out_dir``; None for a figure the data cannot support."""
-    return {name: fn(m, out_dir / f"{name}.png") for name, fn in FIGURES.items()}
+    out: dict[str, Path | None] = {}
+    for name, build in FIGURES.items():
+        fig = build(m)
+        out[name] = None if fig is None else save(fig, out_dir / f"{name}.png")
+    return out

@@ -60,8 +60,11 @@ def build(episodes: Sequence[EpisodeTrace], *, seed: int = 0, resamples: int = D
 
 
 def title(text: str, measures: StudyMeasures) -> str:
-    return f"{text} — {SIMULATED_LABEL} (simulated model, not evidence about real models)" \
-        if measures.simulated else text
+    return f"{text} — {SIMULATED_LABEL}" if measures.simulated else text
+
+
+SIMULATED_BANNER = ("SIMULATED: these episodes ran against the bundled simulated model; nothing here is "
+                    "evidence about a real model.")
 
 
 # --- Formatting --------------------------------------------------------------------------------
@@ -102,6 +105,8 @@ def pub(v: P.PublishedValue | None, *, points: bool = False) -> str:
 
 def render_terminal(m: StudyMeasures, console: Console) -> None:
     console.print(f"[bold]{title('Robustness report', m)}[/bold]")
+    if m.simulated:
+        console.print(f"[bold red]{SIMULATED_BANNER}[/bold red]")
     console.print(f"{m.episodes} episodes, clean condition '{m.clean}', {m.resamples} bootstrap resamples, "
                   f"seed {m.seed}")
     for w in m.warnings:
@@ -145,8 +150,7 @@ def render_terminal(m: StudyMeasures, console: Console) -> None:
 
     keys = sorted({k for k in m.retry if k != "unfaulted"} | {k for k in m.abandonment if k != "clean"})
     if keys or m.retry:
-        t = Table(title=title("Retry within 3 moves and abandonment (single-fault episodes ending with "
-                              "text, no tool call)", m))
+        t = Table(title=title("Retry within 3 moves; abandonment (single-fault, ends with text)", m))
         for col in ("fault type", "retry", "published retry", "abandonment", "published abandonment"):
             t.add_column(col, justify="left" if col == "fault type" else "right")
         for k in keys:

@@ -225,7 +225,7 @@ class CampaignRunner:
 
     def __init__(self, run_one: RunOne, *, workers: int = 1, simulated: bool = False,
                  tracer_provider: trace.TracerProvider | None = None, console: Console | None = None,
-                 progress: bool = True) -> None:
+                 progress: bool = True, opens_episode: bool = False) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.run_one = run_one
@@ -234,31 +234,47 @@ class CampaignRunner:
         self.tracer_provider = tracer_provider
         self.console = console or Console(stderr=True)
         self.progress = progress
+        self.opens_episode = opens_episode
         self._stop = threading.Event()
 
     def stop(self) -> None:
         """Finish the episodes already running and start no new ones."""
         self._stop.set()
 
-    def run_episode(self, spec: EpisodeSpec) -> EpisodeResult:
-        """One episode; never raises for anything the agent does."""
+    def _episode(self, spec: EpisodeSpec) -> Any:
         from agentchaos_otel.trace.episode import Episode
 
-        ep = Episode(spec.task_id, spec.plan, spec.seed, condition=spec.condition, agent_name=spec.agent,
-                     simulated=self.simulated, tracer_provider=self.tracer_provider)
-        trace_id: str | None = None
+        return Episode(spec.task_id, spec.plan, spec.seed, condition=spec.condition, agent_name=spec.agent,
+                       simulated=self.simulated, tracer_provider=self.tracer_provider)
+
+    def run_episode(self, spec: EpisodeSpec) -> EpisodeResult:
+        """One episode; never raises for anything the agent does.
+
+        Agents whose ``run_one`` opens its own episode (``opens_episode``) are called bare; if
+        one crashes before recording an outcome, an episode carrying only the error is written
+        so the crash is in the store under its task, condition and seed.
+        """
+        if self.opens_episode:
+            try:
+                outcome = _normalise(self.run_one(spec))
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                ep = self._episode(spec)
+                with ep:
+                    ep.set_outcome(False, error)
+                return EpisodeResult(spec, False, error, True, _trace_id(ep))
+            return EpisodeResult(spec, outcome.success, outcome.error, False, None)
+        ep = self._episode(spec)
         try:
             with ep:
-                if ep.span is not None:
-                    trace_id = format(ep.span.get_span_context().trace_id, "032x")
                 outcome = _normalise(self.run_one(spec))
                 if outcome.success is not None:
                     ep.set_outcome(outcome.success, outcome.error)
                 elif outcome.error is not None:
                     ep.error = outcome.error
         except Exception as exc:  # recorded on the root span by the episode's __exit__
-            return EpisodeResult(spec, False, f"{type(exc).__name__}: {exc}", True, trace_id)
-        return EpisodeResult(spec, ep.success, ep.error, False, trace_id)
+            return EpisodeResult(spec, False, f"{type(exc).__name__}: {exc}", True, _trace_id(ep))
+        return EpisodeResult(spec, ep.success, ep.error, False, _trace_id(ep))
 
     def run(self, specs: Sequence[EpisodeSpec], *, skip: Iterable[EpisodeKey] = ()) -> CampaignResult:
         done = set(skip)
@@ -289,6 +305,11 @@ class CampaignRunner:
         return result
 
 
+def _trace_id(ep: Any) -> str | None:
+    span = getattr(ep, "span", None)
+    return None if span is None else format(span.get_span_context().trace_id, "032x")
+
+
 # --- A whole campaign invocation -----------------------------------------------------------------
 
 @dataclass
@@ -310,7 +331,7 @@ class CampaignConfig:
 
 
 def run_campaign(config: CampaignConfig, run_one: RunOne, *, tracer_provider: trace.TracerProvider | None = None,
-                 console: Console | None = None, progress: bool = True,
+                 console: Console | None = None, progress: bool = True, opens_episode: bool = False,
                  flush: Callable[[], Any] | None = None) -> CampaignResult:
     """Record the invocation, skip finished episodes, run the rest, record the counts.
 
@@ -323,7 +344,8 @@ def run_campaign(config: CampaignConfig, run_one: RunOne, *, tracer_provider: tr
     run_id = new_run_id(started)
     record_run_start(config.db, run_id, started, config.args(), config.simulated)
     runner = CampaignRunner(run_one, workers=config.workers, simulated=config.simulated,
-                            tracer_provider=tracer_provider, console=console, progress=progress)
+                            tracer_provider=tracer_provider, console=console, progress=progress,
+                            opens_episode=opens_episode)
     status = "interrupted"
     t0 = time.monotonic()
     try:

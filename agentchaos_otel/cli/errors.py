@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-import click
+from typer._click import exceptions as click_exc  # typer vendors click; its parse errors live here
 import typer
 
 
@@ -25,14 +25,14 @@ def run_app(app: typer.Typer, prog: str, args: list[str] | None = None) -> int:
     command = typer.main.get_command(app)
     try:
         command.main(args=args, prog_name=prog, standalone_mode=False)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         return int(exc.exit_code or 0)
-    except click.exceptions.Abort:
+    except typer.Abort:
         typer.echo("aborted", err=True)
         return 130
-    except click.ClickException as exc:
+    except click_exc.ClickException as exc:
         hint = ""
-        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+        if isinstance(exc, click_exc.UsageError) and exc.ctx is not None:
             hint = f" (see '{exc.ctx.command_path} --help')"
         typer.echo(f"{prog}: error: {exc.format_message()}{hint}", err=True)
         return exc.exit_code

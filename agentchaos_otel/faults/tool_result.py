@@ -125,11 +125,29 @@ _RENAME_STYLES: tuple[Callable[[str], str], ...] = (_camel, _pascal, _kebab, _sn
                                                     _prefixed, _suffixed)
 
 
+class UntransformableResult(ValueError):
+    """A result that is not data (a generator, a model object ...): only content-free kinds apply."""
+
+
+# What tools return as data. Anything else the agent framework serialises its own way, so the
+# content-carrying kinds leave it alone rather than guess that serialisation.
+_DATA_TYPES = (dict, list, tuple, str, int, float, bool, type(None))
+
+
+def _via_text(result: str, structured: Callable[[Any], Any], plain: Callable[[str], str]) -> str:
+    """Transform JSON text through its parsed value (so it stays JSON), other text directly."""
+    try:
+        value = json.loads(result)
+    except ValueError:
+        return plain(result)
+    return json.dumps(structured(value), ensure_ascii=False)
+
+
 # --- content-free kinds ------------------------------------------------------------------------
 def _error_object(obj: dict[str, Any], result: Any) -> Any:
     # A tool that answers in text gets its error as JSON text: the agent loop passes strings on
     # unchanged, and an error object has no list or number form.
-    return json.dumps(obj) if isinstance(result, str | bytes | bytearray) else dict(obj)
+    return json.dumps(obj) if isinstance(result, str) else dict(obj)
 
 
 def _empty(result: Any) -> Any:
@@ -141,8 +159,6 @@ def _empty(result: Any) -> Any:
         return ()
     if isinstance(result, str):
         return ""
-    if isinstance(result, bytes | bytearray):
-        return b""
     if result is None:
         return None
     return ""
@@ -193,13 +209,14 @@ def _truncate(value: Any) -> Any:
     return value
 
 
+def _truncate_top(value: Any) -> Any:
+    # A bare string has no arrays or keys to drop; it loses its latter half instead.
+    return value[: _kept(len(value))] if isinstance(value, str) else _truncate(value)
+
+
 def _truncated(result: Any) -> Any:
     if isinstance(result, str):
-        value = parsed_result(result)
-        if isinstance(value, dict | list):
-            return json.dumps(_truncate(value), ensure_ascii=False)
-        # Plain text has no structure to halve; the agent gets its first half.
-        return result[: _kept(len(result))]
+        return _via_text(result, _truncate_top, _truncate_top)
     return _truncate(result)
 
 
@@ -225,10 +242,8 @@ def _rename(value: Any, state: EpisodeToolState) -> Any:
 
 def _key_renamed(result: Any, state: EpisodeToolState) -> Any:
     if isinstance(result, str):
-        value = parsed_result(result)
-        if isinstance(value, str):
-            return result  # plain text: no keys, no numbers
-        return json.dumps(_rename(value, state), ensure_ascii=False)
+        # Plain text has no keys and no numbers to turn into strings.
+        return _via_text(result, lambda v: _rename(v, state), lambda t: t)
     return _rename(result, state)
 
 
@@ -327,10 +342,7 @@ def _wrong(value: Any, rng: random.Random, key: Any = None) -> Any:
 
 def _wrong_valued(result: Any, rng: random.Random) -> Any:
     if isinstance(result, str):
-        value = parsed_result(result)
-        if isinstance(value, str):
-            return _wrong(value, rng)
-        return json.dumps(_wrong(value, rng), ensure_ascii=False)
+        return _via_text(result, lambda v: _wrong(v, rng), lambda t: _wrong(t, rng))
     return _wrong(result, rng)
 
 
@@ -339,21 +351,31 @@ def apply_tool_fault(kind: str, result: Any, *, rng: random.Random, state: Episo
 
     Seeded through ``rng`` (cut points, shift sizes, swapped positions) and ``state`` (the
     episode's key renames). Whether anything changed is for the caller to check by digest: some
-    results have nothing a kind can touch (``None`` under ``empty``, a bare string under
-    ``key_rename``).
+    results have nothing a kind can touch (``None`` under ``empty``, plain text under
+    ``key_rename``). Bytes are treated as UTF-8 text and returned as bytes; results that are not
+    data raise ``UntransformableResult`` for the content-carrying kinds.
     """
+    if kind not in TOOL_FAULT_KINDS:
+        raise UnknownToolFault(f"unknown tool fault {kind!r}; expected one of {', '.join(TOOL_FAULT_KINDS)}")
+    if isinstance(result, bytes | bytearray):
+        try:
+            text = bytes(result).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UntransformableResult("binary result is not UTF-8 text") from exc
+        shown = apply_tool_fault(kind, text, rng=rng, state=state)
+        return shown.encode("utf-8") if isinstance(shown, str) else shown
     if kind == "timeout":
         return _error_object(TIMEOUT_RESULT, result)
     if kind == "rate_limit":
         return _error_object(RATE_LIMIT_RESULT, result)
     if kind == "empty":
         return _empty(result)
+    if not isinstance(result, _DATA_TYPES):
+        raise UntransformableResult(f"{kind} needs data; the tool returned a {type(result).__name__}")
     if kind == "malformed_json":
         return _malformed(result, rng)
     if kind == "truncated":
         return _truncated(result)
     if kind == "key_rename":
         return _key_renamed(result, state)
-    if kind == "wrong_value":
-        return _wrong_valued(result, rng)
-    raise UnknownToolFault(f"unknown tool fault {kind!r}; expected one of {', '.join(TOOL_FAULT_KINDS)}")
+    return _wrong_valued(result, rng)

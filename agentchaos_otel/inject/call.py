@@ -349,6 +349,7 @@ class StreamProcessor:
 
     def __init__(self, call: LLMCall, faulter: Any, *, observe_original: bool) -> None:
         self.call = call
+        self.delay_scale = call.state.plan.delay_scale if call.state is not None else 1.0
         self.faulter = faulter
         self.openai = call.provider == A.PROVIDER_OPENAI
         self.up = sse.SSEParser() if (faulter is not None or observe_original) else None
@@ -383,14 +384,22 @@ class StreamProcessor:
             out: list[bytes | sse.Stall] = []
             for event in events:
                 out.extend(self.faulter.process(event))
-            for item in out:
-                if isinstance(item, bytes):
-                    self._observe(item)
-            return out
+            return self._emitted(out)
         except Exception as exc:  # fail open: from here on the stream passes through unread
             self.broken = True
             self.call.skip(f"injector error on stream: {type(exc).__name__}: {exc}")
             return [chunk]
+
+    def _emitted(self, out: list[bytes | sse.Stall]) -> list[bytes | sse.Stall]:
+        """Observe what goes to the agent; stalls follow the plan's delay scale."""
+        result: list[bytes | sse.Stall] = []
+        for item in out:
+            if isinstance(item, sse.Stall):
+                result.append(sse.Stall(item.seconds * self.delay_scale))
+            else:
+                self._observe(item)
+                result.append(item)
+        return result
 
     def _guard(self, fn: Any, *args: Any) -> None:
         try:
@@ -409,10 +418,7 @@ class StreamProcessor:
             for event in tail:
                 out.extend(self.faulter.process(event))
             out.extend(self.faulter.finish())
-            for item in out:
-                if isinstance(item, bytes):
-                    self._observe(item)
-            return out
+            return self._emitted(out)
         except Exception as exc:
             self.broken = True
             self.call.skip(f"injector error on stream end: {type(exc).__name__}: {exc}")

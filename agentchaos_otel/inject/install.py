@@ -76,9 +76,10 @@ def install(tracer_provider: trace.TracerProvider | None = None) -> None:
 def uninstall() -> None:
     while _installed:
         cls, attr = _installed.pop()
-        current = getattr(cls, attr)
-        if isinstance(current, wrapt.ObjectProxy):
-            setattr(cls, attr, current.__wrapped__)
+        current = vars(cls).get(attr)
+        original = getattr(current, "__wrapped__", None)
+        if original is not None:
+            setattr(cls, attr, original)
 
 
 def installed() -> bool:

@@ -31,7 +31,12 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.faults.tool_result import TOOL_FAULT_KINDS, EpisodeToolState, apply_tool_fault
+from agentchaos_otel.faults.tool_result import (
+    TOOL_FAULT_KINDS,
+    EpisodeToolState,
+    UntransformableResult,
+    apply_tool_fault,
+)
 from agentchaos_otel.inject.schedule import INDEPENDENT_RATE, TOOL_CONDITIONS, ToolFaultSchedule
 from agentchaos_otel.trace import signals, tool_signals
 from agentchaos_otel.trace.annotate import content_capture_enabled
@@ -60,9 +65,19 @@ def _binding() -> Any:
 
 
 def _current_episode() -> Any:
+    """The episode bound to this task/thread (never the process-wide default)."""
     b = _binding()
     try:
         return b.current_episode() if b is not None else None
+    except Exception:  # fail open
+        return None
+
+
+def _active_state() -> Any:
+    """This task's episode, else the process-wide plan set by ``configure``."""
+    b = _binding()
+    try:
+        return b.active_state() if b is not None else None
     except Exception:  # fail open
         return None
 
@@ -91,15 +106,16 @@ class ToolFaultInjector:
     """Wraps tools so each call gets an ``execute_tool`` span and, per the schedule, a fault.
 
     ``condition``, ``seed`` and ``episode_key`` left as None come from the episode bound to the
-    current context (its plan's ``tool_condition``, else its condition if that names a tool
-    condition; its seed; its task id), else ``"none"``, 0 and ``""``. Equal (seed, episode_key,
+    current context, or the process-wide plan of ``configure`` (its plan's ``tool_condition``,
+    else its condition if that names a tool condition; its seed; its task id), else ``"none"``,
+    0 and ``""``. Equal (seed, episode_key,
     condition, kinds) give equal fault logs for equal tool results.
     """
 
     def __init__(self, condition: str | None = None, *, seed: int | None = None,
                  episode_key: str | None = None, kinds: Sequence[str] = TOOL_FAULT_KINDS,
                  rate: float = INDEPENDENT_RATE, tracer_provider: TracerProvider | None = None) -> None:
-        ep = _current_episode()
+        ep = _active_state()
         if condition is None:
             condition = (_episode_condition(ep) if ep is not None else None) or "none"
         if seed is None:
@@ -161,7 +177,7 @@ class ToolFaultInjector:
             or type(fn).__name__
         self._tools[tool] = fn
 
-        if inspect.iscoroutinefunction(fn):
+        if _is_async(fn):
             @functools.wraps(fn)
             async def async_tool(*args: Any, **kwargs: Any) -> Any:
                 call_id = kwargs.pop(CALL_ID_KWARG, None)
@@ -189,14 +205,14 @@ class ToolFaultInjector:
                   call_id: str | None = None) -> Any:
         """Run a wrapped tool by name with keyword arguments, as agent loops dispatch model calls."""
         fn = self._lookup(name)
-        if inspect.iscoroutinefunction(fn):
+        if _is_async(fn):
             raise TypeError(f"tool {name!r} is async; use acall_tool")
         return self._invoke(name, fn, (), dict(arguments or {}), call_id)
 
     async def acall_tool(self, name: str, arguments: Mapping[str, Any] | None = None,
                          call_id: str | None = None) -> Any:
         fn = self._lookup(name)
-        if inspect.iscoroutinefunction(fn):
+        if _is_async(fn):
             return await self._ainvoke(name, fn, (), dict(arguments or {}), call_id)
         return self._invoke(name, fn, (), dict(arguments or {}), call_id)
 
@@ -301,10 +317,16 @@ class ToolFaultInjector:
                  call_id: str | None) -> Any:
         """Transform (if scheduled), annotate, log; on any failure hand back the real result."""
         try:
+            if kind is not None and inspect.isawaitable(result):
+                raise UntransformableResult("the tool returned an awaitable to a sync caller")
             shown, attrs, record = self._transform(span, name, index, kind, result, call_id)
+        except UntransformableResult as exc:
+            _skip(span, str(exc), kind)
+            self._annotate_fallback(span, index, kind, result, f"{kind} not applicable: {exc}")
+            return result
         except Exception as exc:  # fail open
             _skip(span, f"{type(exc).__name__}: {exc}", kind)
-            self._annotate_fallback(span, index, kind, result)
+            self._annotate_fallback(span, index, kind, result, f"injector error; {kind} not applied")
             return result
         try:
             span.set_attributes(attrs)
@@ -348,12 +370,12 @@ class ToolFaultInjector:
                 attrs[A.ORIGINAL_TOOL_RESULT] = before_text
         return shown, attrs, record
 
-    def _annotate_fallback(self, span: Span, index: int, kind: str | None, result: Any) -> None:
+    def _annotate_fallback(self, span: Span, index: int, kind: str | None, result: Any, reason: str) -> None:
         try:
             attrs: dict[str, Any] = {A.TOOL_CALL_INDEX: index, A.FAULT_INJECTED: False,
                                      A.FAULT_STRATEGY: self.condition, A.FAULT_EXPERIMENT: self.experiment}
             if kind is not None:
-                attrs[A.FAULT_SKIPPED] = f"injector error; {kind} not applied"
+                attrs[A.FAULT_SKIPPED] = reason
             span.set_attributes(attrs)
             span.set_attributes(tool_signals.tool_result_signals(result))
         except Exception:  # fail open
@@ -362,7 +384,7 @@ class ToolFaultInjector:
     def _log_to_episode(self, record: dict[str, Any]) -> None:
         """Mirror the firing into the bound episode's log, beside the LLM-side faults."""
         b = _binding()
-        ep = self._episode or _current_episode()
+        ep = self._episode or _active_state()
         if b is None or ep is None or not hasattr(b, "FaultRecord"):
             return
         try:
@@ -373,6 +395,14 @@ class ToolFaultInjector:
                                  digest_after=record["digest_after"], detail=record["tool"]))
         except Exception:  # fail open
             pass
+
+
+def _is_async(fn: Any) -> bool:
+    """Coroutine functions, including callable objects whose ``__call__`` is one."""
+    if inspect.iscoroutinefunction(fn):
+        return True
+    call = inspect.getattr_static(type(fn), "__call__", None) if not inspect.isroutine(fn) else None
+    return inspect.iscoroutinefunction(call)
 
 
 def _skip(span: Span, reason: str, kind: str | None = None) -> None:

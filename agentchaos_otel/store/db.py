@@ -62,7 +62,7 @@ def _open(path: str, read_only: bool, timeout_s: float) -> duckdb.DuckDBPyConnec
                 if time.monotonic() + delay > deadline:
                     raise StoreBusyError(f"{path}: locked by another process ({_one_line(exc)})") from None
                 time.sleep(delay)
-                delay = min(delay * 2, 0.25)
+                delay = min(delay * 2, 0.1)
                 continue
             if "not a valid DuckDB database" in str(exc):
                 raise StoreError(f"{path}: not a DuckDB database (corrupt or foreign file)") from None

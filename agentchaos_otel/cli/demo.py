@@ -1,0 +1,102 @@
+"""``agentchaos demo``: the reference agent under a spread of faults, into a trace file.
+
+With no ``--base-url`` the bundled simulated model answers (in-process, on loopback); every
+episode and the printed summary are then labelled simulated.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+# One condition per episode, cycled: the LLM-response faults of both targets, compound, positional,
+# real HTTP, streaming, and tool-result conditions, plus clean episodes to compare against.
+DEMO_CONDITIONS: tuple[str, ...] = (
+    "none", "llm_error_single", "tool_error_single", "llm_timeout_single", "tool_timeout_single",
+    "llm_empty_single", "tool_empty_single", "llm_truncate_single", "tool_truncate_single",
+    "llm_corrupt_single", "tool_corrupt_single", "llm_schema_single", "tool_schema_single",
+    "compound_content_filter", "compound_stale_cache", "compound_wrong_entity", "compound_proxy_html",
+    "llm_error_pos_mid", "http_429", "http_503", "http_connect_error", "stream_cut", "stream_truncate",
+    "none", "independent", "bursty",
+)
+STREAMED = frozenset(c for c in DEMO_CONDITIONS if c.startswith("stream_"))
+TOOL_CONDITIONS = frozenset({"independent", "bursty", "persistent"})
+
+
+def _client(base_url: str, api_key: str) -> Any:
+    import openai
+
+    return openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=2, timeout=60)
+
+
+def run_episode(client: Any, task: Any, condition: str, *, seed: int, model: str, simulated: bool,
+                logprobs: bool) -> dict[str, Any]:
+    from agentchaos_otel.inject.tools import ToolFaultInjector
+    from agentchaos_otel.sim.reference_agent import run_reference_agent
+    from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS
+    from agentchaos_otel.trace.episode import episode
+
+    with episode(task.task_id, plan=condition, seed=seed, condition=condition, agent_name="reference-agent",
+                 simulated=simulated) as ep:
+        tools = ToolFaultInjector(condition if condition in TOOL_CONDITIONS else "none").wrap(REFERENCE_TOOLS)
+        run = run_reference_agent(client, task, model=model, tools=tools, stream=condition in STREAMED,
+                                  request_options={"logprobs": True, "top_logprobs": 20} if logprobs else None)
+        ep.set_outcome(success=run.success, error=run.error)
+    return {"condition": condition, "success": run.success, "faults": sum(r.changed for r in ep.fault_log)}
+
+
+def run_demo(*, db: Path, episodes: int, seed: int, workers: int, base_url: str | None, model: str | None,
+             api_key_env: str, console: Console, logprobs: bool = True) -> dict[str, Any]:
+    import agentchaos_otel
+    from agentchaos_otel.cli.render import print_summary
+    from agentchaos_otel.sim.reference_agent import ReferencePolicy
+    from agentchaos_otel.sim.reference_tasks import reference_tasks
+    from agentchaos_otel.sim.server import SimulatedModelServer
+    from agentchaos_otel.store.summary import summarize
+
+    if base_url is not None and not model:
+        raise ValueError("--model is required with --base-url")
+    api_key = os.environ.get(api_key_env, "") if base_url else "sim-key"
+    if base_url and not api_key:
+        raise ValueError(f"environment variable {api_key_env} is empty; set it or pass --api-key-env")
+    for stale in (db, Path(f"{db}.wal")):
+        if stale.exists():
+            console.print(f"replacing existing {stale}")
+            stale.unlink()
+    server = None
+    if base_url is None:
+        server = SimulatedModelServer(ReferencePolicy(), seed=seed).start()
+        base_url, model = server.base_url, ReferencePolicy().name
+    simulated = server is not None
+    handle = agentchaos_otel.configure(db=db, seed=seed, service_name="agentchaos-demo")
+    tasks = reference_tasks(episodes, seed, min_subtasks=1, max_subtasks=6)
+    jobs = [(task, DEMO_CONDITIONS[i % len(DEMO_CONDITIONS)]) for i, task in enumerate(tasks)]
+    label = "SIMULATED model" if simulated else f"model {model} at {base_url}"
+    results: list[dict[str, Any]] = []
+    try:
+        client = _client(base_url, api_key)
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        with Progress(*columns, console=console) as progress, ThreadPoolExecutor(max_workers=workers) as pool:
+            bar = progress.add_task(f"reference agent ({label})", total=len(jobs))
+            futures = [pool.submit(run_episode, client, task, cond, seed=seed, model=str(model),
+                                   simulated=simulated, logprobs=logprobs) for task, cond in jobs]
+            for future in as_completed(futures):
+                results.append(future.result())
+                progress.advance(bar)
+    finally:
+        handle.shutdown()
+        if server is not None:
+            server.stop()
+    summary = summarize(str(db))
+    print_summary(console, summary, title=f"agentchaos demo → {db}")
+    console.print(f"Query it: duckdb {db} \"select * from episodes\"  (views: llm_calls, tool_calls, steps, "
+                  "episodes, injected_faults)")
+    if simulated:
+        console.print("[yellow]All responses came from the bundled SIMULATED model: the numbers show the "
+                      "pipeline working, not how a real model behaves.[/yellow]")
+    return summary

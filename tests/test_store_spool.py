@@ -1,0 +1,200 @@
+"""When the database cannot take a batch: spool, say so once, recover on the next open."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExportResult
+
+from agentchaos_otel.store.db import StoreError, connect, open_store
+from agentchaos_otel.store.exporter import DuckDBSpanExporter, span_to_row
+from agentchaos_otel.store.spool import Spool, spool_path
+from tests.test_store_support import Step, emit_episode, finished, provider
+
+EXPORTER_LOGGER = "agentchaos_otel.store.exporter"
+
+
+def episode_spans(task: str, n_steps: int = 2) -> tuple[ReadableSpan, ...]:
+    with provider(None) as (tracer, mem, _):
+        emit_episode(tracer, task, [Step("llm") if i % 2 == 0 else Step("tool") for i in range(n_steps)])
+        return finished(mem)
+
+
+def count(path: Path) -> int:
+    with open_store(path) as conn:
+        return conn.execute("SELECT count(*) FROM spans").fetchone()[0]
+
+
+def spool_lines(db: Path) -> int:
+    p = spool_path(db)
+    return len(p.read_text().splitlines()) if p.exists() else 0
+
+
+def errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == EXPORTER_LOGGER and r.levelno >= logging.ERROR]
+
+
+@contextmanager
+def read_only_file(path: Path) -> Iterator[None]:
+    """Make a file unwritable for this user (root ignores mode bits, so it gets the immutable flag)."""
+    if os.geteuid() == 0:
+        r = subprocess.run(["chattr", "+i", str(path)], capture_output=True)
+        if r.returncode != 0:
+            pytest.skip("cannot make a file read-only for root on this filesystem")
+        try:
+            yield
+        finally:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+    else:
+        path.chmod(0o444)
+        try:
+            yield
+        finally:
+            path.chmod(0o644)
+
+
+def test_read_only_file_spools_then_recovers(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    db = tmp_path / "ro.duckdb"
+    first, second, third = episode_spans("a"), episode_spans("b"), episode_spans("c", 4)
+    exp = DuckDBSpanExporter(db, lock_timeout_s=0.2)
+    assert exp.export(first) == SpanExportResult.SUCCESS
+    with read_only_file(db), caplog.at_level(logging.DEBUG):
+        assert exp.export(second) == SpanExportResult.SUCCESS
+        assert exp.export(second[:1]) == SpanExportResult.SUCCESS
+        assert spool_lines(db) == len(second) + 1
+        errs = errors(caplog)
+        assert len(errs) == 1, "a failure streak is reported once, not per batch"
+        assert str(spool_path(db)) in errs[0].getMessage() and "\n" not in errs[0].getMessage()
+        assert count(db) == len(first)  # readers still work on a read-only file
+    assert exp.export(third) == SpanExportResult.SUCCESS
+    assert not spool_path(db).exists()
+    assert count(db) == len(first) + len(second) + len(third)  # the repeated span is stored once
+
+
+def test_corrupt_file_spools_and_shutdown_drains(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    db = tmp_path / "bad.duckdb"
+    db.write_bytes(bytes(range(256)) * 64)
+    spans = episode_spans("a", 3)
+    exp = DuckDBSpanExporter(db, lock_timeout_s=0.2)
+    with caplog.at_level(logging.ERROR):
+        assert exp.export(spans) == SpanExportResult.SUCCESS
+    assert spool_lines(db) == len(spans)
+    (err,) = errors(caplog)
+    assert "not a DuckDB database" in err.getMessage()
+    with pytest.raises(StoreError, match="not a DuckDB database") as info:
+        connect(db)
+    assert "\n" not in str(info.value)
+    db.rename(tmp_path / "bad.duckdb.junk")  # the user moves the broken file away
+    exp.shutdown()
+    assert not spool_path(db).exists()
+    assert count(db) == len(spans)
+
+
+_HOLDER = """
+import sys, duckdb
+conn = duckdb.connect(sys.argv[1])
+print("holding", flush=True)
+sys.stdin.read()
+conn.close()
+"""
+
+
+def test_lock_held_by_another_process(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    db = tmp_path / "locked.duckdb"
+    first, second, third = episode_spans("a"), episode_spans("b"), episode_spans("c")
+    exp = DuckDBSpanExporter(db, lock_timeout_s=0.3)
+    assert exp.export(first) == SpanExportResult.SUCCESS
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        with caplog.at_level(logging.ERROR):
+            assert exp.export(second) == SpanExportResult.SUCCESS
+        (err,) = errors(caplog)
+        assert "locked" in err.getMessage()
+        assert spool_lines(db) == len(second)
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    assert exp.export(third) == SpanExportResult.SUCCESS
+    assert not spool_path(db).exists()
+    assert count(db) == len(first) + len(second) + len(third)
+
+
+def test_unwritable_spool_reports_failure(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    db = tmp_path / "bad.duckdb"
+    db.write_bytes(b"not a database" * 100)
+    spool_path(db).mkdir()  # the spool cannot be created as a file
+    exp = DuckDBSpanExporter(db, lock_timeout_s=0.1)
+    with caplog.at_level(logging.ERROR):
+        assert exp.export(episode_spans("a")) == SpanExportResult.FAILURE
+    (err,) = errors(caplog)
+    assert "lost" in err.getMessage()
+
+
+def test_unreadable_spool_lines_are_kept_aside(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    db = tmp_path / "t.duckdb"
+    spans = episode_spans("a")
+    good = json.dumps(span_to_row(spans[0]))
+    spool_path(db).write_text(good + "\n" + '{"trace_id": "half a li' + "\n")
+    with caplog.at_level(logging.ERROR):
+        assert DuckDBSpanExporter(db).export(spans[1:]) == SpanExportResult.SUCCESS
+    assert count(db) == len(spans)
+    rejected = Path(str(db) + ".spool.rejected.jsonl")
+    assert rejected.read_text().startswith('{"trace_id": "half')
+    assert any("unreadable spool line" in r.getMessage() for r in caplog.records)
+
+
+def test_spool_row_the_database_refuses_does_not_block_new_batches(tmp_path: Path) -> None:
+    db = tmp_path / "t.duckdb"
+    spans = episode_spans("a")
+    broken = {**span_to_row(spans[0]), "trace_id": None}  # violates NOT NULL
+    Spool(db).append([broken])
+    exp = DuckDBSpanExporter(db)
+    assert exp.export(spans) == SpanExportResult.SUCCESS
+    assert count(db) == len(spans)
+    assert spool_lines(db) == 1  # kept for inspection, not dropped
+
+
+def test_concurrent_appends_and_claims_lose_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "t.duckdb"
+    n_writers, per_writer = 4, 60
+    claimed: list[dict[str, object]] = []
+    done = threading.Event()
+
+    def writer(w: int) -> None:
+        sp = Spool(db)  # each writer has its own file handle, like separate processes
+        for i in range(per_writer):
+            sp.append([{"w": w, "i": i}])
+
+    def claimer() -> None:
+        sp = Spool(db)
+        while not done.is_set():
+            with sp.claim() as rows:
+                claimed.extend(rows)
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(n_writers)]
+    c = threading.Thread(target=claimer)
+    c.start()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    done.set()
+    c.join()
+    with Spool(db).claim() as rest:
+        claimed.extend(rest)
+    got = sorted((int(r["w"]), int(r["i"])) for r in claimed)  # type: ignore[call-overload]
+    assert got == [(w, i) for w in range(n_writers) for i in range(per_writer)]
+    assert not spool_path(db).exists()
