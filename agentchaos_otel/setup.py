@@ -13,7 +13,7 @@ from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from agentchaos_otel.inject.plan import Plan
-from agentchaos_otel.trace.instrumentor import AgentChaosInstrumentor, add_episode_processor
+from agentchaos_otel.trace.instrumentor import AgentChaosInstrumentor, add_episode_processor, protect_auth_headers
 
 _OTLP_ENV = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
@@ -60,6 +60,7 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
     """
     from agentchaos_otel.store.exporter import DuckDBSpanExporter
 
+    protect_auth_headers()
     provider: Any = tracer_provider or trace.get_tracer_provider()
     owns = False
     if not hasattr(provider, "add_span_processor"):

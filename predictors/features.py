@@ -23,7 +23,10 @@ Definitions worth knowing when reading coefficients:
   because its steps were tool-call steps).
 - Entropy features aggregate the per-call ``agentchaos.logprobs.*`` attributes: token-weighted
   mean, max, the latest call's mean, least-squares slope over the last ``TREND_WINDOW`` calls,
-  and the mean / minimum covered top-k probability mass.
+  and the mean / minimum covered top-k probability mass. ``logprob_coverage`` (share of LLM calls
+  that carried logprobs) is computed for reports but kept out of every feature set: a call
+  without logprobs is usually a failed call, so it would smuggle an external error signal into
+  the entropy-only set.
 """
 
 from __future__ import annotations
@@ -47,6 +50,20 @@ READ_ONLY_TOOL = re.compile(
     r"|is|has|ls|pwd|cat|grep|du|wc|diff|tail|head|sort|estimate|compute|calculate|retrieve|verify)"
     r"(_|$|[A-Z])",
 )
+
+# Every step attribute the features read. The live processor copies only these from a span, so
+# a feature reading anything else would silently differ live; a test records every key the
+# features touch and checks it against this list. None of them is ground truth.
+OBSERVED_KEYS: tuple[str, ...] = (
+    A.GEN_AI_TOOL_NAME, A.OI_TOOL_NAME, A.GEN_AI_TOOL_CALL_ARGUMENTS, A.TOOL_ARGS_DIGEST,
+    A.TOOL_RESULT_IS_ERROR, A.TOOL_RESULT_ERROR_MARKER, A.TOOL_RESULT_EMPTY, A.TOOL_STATE_CHANGED,
+    A.RESPONSE_STATUS_CODE, A.HTTP_RESPONSE_STATUS_CODE, A.RESPONSE_ERROR_MARKER, A.RESPONSE_TOOL_CALL_COUNT,
+    A.RESPONSE_CONTENT_LENGTH, A.RESPONSE_TOOL_ARGS_DIGEST, A.RESPONSE_TOOL_NAMES,
+    A.GEN_AI_RESPONSE_FINISH_REASONS, A.GEN_AI_USAGE_INPUT_TOKENS, A.GEN_AI_USAGE_OUTPUT_TOKENS,
+    A.LOGPROBS_ENTROPY_MEAN, A.LOGPROBS_ENTROPY_MAX, A.LOGPROBS_ENTROPY_LAST, A.LOGPROBS_TOP_MASS,
+    A.LOGPROBS_TOKENS,
+)
+assert not any(A.is_ground_truth(k) for k in OBSERVED_KEYS)
 
 EXTERNAL_FEATURES: tuple[str, ...] = (
     "steps",
@@ -80,7 +97,6 @@ ENTROPY_FEATURES: tuple[str, ...] = (
     "entropy_trend",
     "top_mass_mean",
     "top_mass_min",
-    "logprob_coverage",
 )
 
 FEATURE_SETS: dict[str, tuple[str, ...]] = {

@@ -36,7 +36,7 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.store.model import StepRecord
-from predictors.features import FeatureState
+from predictors.features import OBSERVED_KEYS, FeatureState
 from predictors.model import FailurePredictor
 
 log = logging.getLogger(__name__)
@@ -62,21 +62,29 @@ def is_episode_root(attributes: Any) -> bool:
 
 
 def step_from_span(span: ReadableSpan, default_step: int) -> StepRecord | None:
-    """The blinded step record of a finished LLM or tool span (None for any other span)."""
+    """The step record of a finished LLM or tool span, holding only the attributes features read.
+
+    Copying just ``OBSERVED_KEYS`` keeps this cheap and blinds the record at the same time (no
+    ground-truth key is among them).
+    """
     attrs = span.attributes or {}
     kind = span_step_kind(span.name, attrs)
     if kind is None:
         return None
     step = attrs.get(A.STEP)
     ctx = span.context
-    record = StepRecord(
+    observed = {}
+    for key in OBSERVED_KEYS:
+        value = attrs.get(key)
+        if value is not None:
+            observed[key] = value
+    return StepRecord(
         step=step if isinstance(step, int) and not isinstance(step, bool) else default_step,
         span_id=format(ctx.span_id, "016x") if ctx is not None else "",
         kind=kind, name=span.name, start_ns=span.start_time or 0, end_ns=span.end_time or 0,
         status_code=span.status.status_code.name, error_type=attrs.get(A.ERROR_TYPE),
-        attributes=dict(attrs),
+        attributes=observed,
     )
-    return record.blind()
 
 
 @dataclass(frozen=True)

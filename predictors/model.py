@@ -138,19 +138,26 @@ class FailurePredictor:
         p = _sigmoid(self.decision(X))
         return np.column_stack([1.0 - p, p])
 
+    def __post_init__(self) -> None:
+        # Per-feature weight on the centred value; folding the mean in too would lose precision.
+        self._w = [c / s for c, s in zip(self.coef, self.scale, strict=True)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FailurePredictor) and self.to_dict() == other.to_dict()
+
     def score_vector(self, values: Sequence[float]) -> float:
-        """Failure probability of one prefix, in plain Python so live scoring stays cheap."""
-        z = self.intercept
-        for v, m, s, c in zip(values, self.mean, self.scale, self.coef, strict=True):
-            z += (v - m) / s * c
+        """Failure probability of one prefix in plain Python: the one path both live and offline
+        scoring take, so their scores are bit-identical."""
+        if len(values) != len(self._w):
+            raise ValueError(f"expected {len(self._w)} features, got {len(values)}")
+        z = self.intercept + sum((v - m) * w for v, m, w in zip(values, self.mean, self._w, strict=True))
         return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
 
     def score_state(self, state: FeatureState) -> float:
         return self.score_vector(state.vector(self.names))
 
     def score_prefixes(self, episode: EpisodeTrace) -> list[float]:
-        rows = [[vals[n] for n in self.names] for vals in prefix_features(episode)]
-        return [float(p) for p in self.predict_proba(rows)[:, 1]] if rows else []
+        return [self.score_vector([vals[n] for n in self.names]) for vals in prefix_features(episode)]
 
     def alarms(self, score: float) -> bool:
         return score >= self.threshold

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from agentchaos_otel.faults import catalog as C
@@ -196,6 +198,11 @@ def test_plan_scheduler_reads_catalog_firing_parameters() -> None:
     rules = plan.experiments[0].rules
     assert [r.spec.name for r in rules] == ["tool_schema_burst", "compound_stale_cache"]
     assert rules[0].max_fires == 3 and rules[1].on_call == 2
+
+
+def test_specs_survive_pickling_for_worker_processes() -> None:
+    for spec in CATALOG.values():
+        assert pickle.loads(pickle.dumps(spec)) == spec
 
 
 def test_loop_guard_is_agentchaos_default() -> None:

@@ -304,6 +304,31 @@ def test_arguments_without_strings_are_left_byte_identical() -> None:
     assert transform_arguments('{"a":1,"b":[true,null]}', str.upper, "{}") == '{"a":1,"b":[true,null]}'
 
 
+def test_arguments_sent_as_an_object_stay_an_object() -> None:
+    body = tool_body()
+    body["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = dict(TIME_ARGS)
+    out = apply_response_fault(get_fault("tool_truncate_single"), body, rng=random.Random(0))
+    assert msg(out)["tool_calls"][0]["function"]["arguments"] == {"timezone": "Eur"}
+
+
+def test_only_the_first_choice_is_rewritten() -> None:
+    body = text_body()
+    second = copy.deepcopy(body["choices"][0])
+    second["index"] = 1
+    body["choices"].append(second)
+    out = apply_response_fault(get_fault("llm_truncate_single"), body, rng=random.Random(0))
+    assert out["choices"][1] == second and choice(out)["finish_reason"] == "length"
+
+
+def test_custom_tool_calls_without_function_are_not_applicable() -> None:
+    body = tool_body()
+    body["choices"][0]["message"]["tool_calls"] = [{"id": "call_c", "type": "custom",
+                                                   "custom": {"name": "sql", "input": "SELECT 1"}}]
+    assert has_tool_calls(body)
+    with pytest.raises(FaultNotApplicable, match="no function object"):
+        apply_response_fault(get_fault("tool_error_single"), body, rng=random.Random(0))
+
+
 def test_all_calls_variant_rewrites_every_tool_call() -> None:
     spec = get_fault("tool_error_single").variant("tool_error_all", params={"all_calls": True})
     out = apply_response_fault(spec, tool_body(), rng=random.Random(0))
@@ -336,7 +361,8 @@ def test_corrupt_symbols_replaces_exact_share_at_distinct_positions() -> None:
 
 @pytest.mark.parametrize("spec_name,body_fn,reason", [
     ("llm_truncate_single", lambda: text_body("", []), "empty"),
-    ("llm_corrupt_single", lambda: tool_body(), "empty"),
+    ("llm_corrupt_single", lambda: tool_body(), "not text"),
+    ("llm_truncate_single", lambda: tool_body(), "NoneType, not text"),
     ("tool_error_single", lambda: text_body(), "no tool calls"),
     ("tool_empty_single", lambda: text_body(), "no tool calls"),
     ("compound_stale_cache", lambda: text_body(), "no previous"),

@@ -384,6 +384,32 @@ def test_unknown_events_pass_through_byte_identical(name: str) -> None:
     assert b"".join(extra) in out
 
 
+def test_azure_filter_chunks_and_extra_fields_survive() -> None:
+    azure_first = {"id": "", "object": "", "created": 0, "model": "", "choices": [],
+                   "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {}}]}
+    raw = _line(azure_first) + text_stream()
+    out = seen(run("stream_cut", raw)[0])
+    assert out.startswith(_line(azure_first))
+    assert assembled(out)["choices"][0]["message"]["content"] == "".join(TOKENS[:3])
+    padded = text_stream().replace(b'"usage":null}', b'"usage":null,"obfuscation":"Zx9"}')
+    final = [e.json() for e in parse_all(seen(run("stream_truncate", padded)[0])) if e.json()]
+    length = [c for c in final if c["choices"] and c["choices"][0]["finish_reason"] == "length"]
+    assert len(length) == 1 and length[0]["obfuscation"] == "Zx9" and length[0]["id"] == HEAD["id"]
+
+
+def test_truncate_closes_every_choice_of_a_multi_choice_stream() -> None:
+    second = text_stream().replace(b'"index":0,"delta"', b'"index":1,"delta"')
+    events0, events1 = parse_all(text_stream()), parse_all(second)
+    interleaved = b"".join(a.raw + b.raw for a, b in zip(events0[:-3], events1[:-3], strict=True))
+    raw = interleaved + events0[-2].raw + DONE
+    body = assembled(seen(run("stream_truncate", raw, after_chunks=4)[0]))
+    assert [c["finish_reason"] for c in body["choices"]] == ["length", "length"]
+    assert [c["message"]["content"] for c in body["choices"]] == ["".join(TOKENS[:2])] * 2
+
+
 def test_stream_faulter_refuses_non_stream_specs() -> None:
     with pytest.raises(ValueError, match="not a stream fault"):
         StreamFaulter(get_fault("llm_error_single"), random.Random(0))
+    bad = get_fault("stream_corrupt").variant("stream_corrupt_bad", params={"mode": "rot13"})
+    with pytest.raises(ValueError, match="corruption mode"):
+        StreamFaulter(bad, random.Random(0))

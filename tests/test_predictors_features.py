@@ -12,6 +12,7 @@ from predictors.features import (
     ENTROPY_FEATURES,
     EXTERNAL_FEATURES,
     FEATURE_SETS,
+    OBSERVED_KEYS,
     FeatureState,
     feature_names,
     has_logprobs,
@@ -222,3 +223,38 @@ def test_feature_sets_and_prefix_table() -> None:
     assert len(table.rows[0]) == len(FEATURE_SETS["both"])
     assert table.episode[0] == 0 and table.episode[-1] == len(eps) - 1
     assert table.step[: len(eps[0].steps)] == list(range(len(eps[0].steps)))
+
+
+class _RecordingDict(dict):
+    """Remembers every key a feature asks for, including keys that are absent."""
+
+    seen: set[str] = set()
+
+    def get(self, key, default=None):  # type: ignore[override]
+        _RecordingDict.seen.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key):  # type: ignore[override]
+        _RecordingDict.seen.add(key)
+        return super().__getitem__(key)
+
+
+def test_features_read_only_the_observed_keys() -> None:
+    """The live processor copies only OBSERVED_KEYS from spans; features must not need more."""
+    from dataclasses import replace
+
+    _RecordingDict.seen = set()
+    for ep in synthetic_corpus(6, 1):
+        steps = [replace(s, attributes=_RecordingDict(s.attributes)) for s in ep.steps]
+        state = FeatureState()
+        for s in steps:
+            state.update(s)
+            state.values()
+    extra = [llm_step(0, status="ERROR", extra={A.RESPONSE_STATUS_CODE: 500}),
+             tool_step(1, None, extra={A.GEN_AI_TOOL_CALL_ARGUMENTS: "{}"})]
+    state = FeatureState()
+    for s in extra:
+        state.update(replace(s, attributes=_RecordingDict(s.attributes)))
+    assert _RecordingDict.seen
+    assert _RecordingDict.seen <= set(OBSERVED_KEYS)
+    assert not any(A.is_ground_truth(k) for k in OBSERVED_KEYS)

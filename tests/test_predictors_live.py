@@ -99,9 +99,9 @@ def test_live_scores_equal_offline_scores_through_the_store(tmp_path: Path, trai
         live = pipe.live.history(tid)
         offline = trained.score_prefixes(stored[tid])
         assert [step for step, _ in live] == [s.step for s in stored[tid].steps]
-        assert [score for _, score in live] == pytest.approx(offline, rel=1e-12, abs=0)
+        assert [score for _, score in live] == offline                # bit-identical, not approximate
         # and the hand-built episode itself, before any span or store, scores the same
-        assert trained.score_prefixes(ep) == pytest.approx(offline, rel=1e-12, abs=0)
+        assert trained.score_prefixes(ep) == offline
 
 
 def test_each_step_span_carries_the_score_of_the_prefix_before_it(trained: FailurePredictor,

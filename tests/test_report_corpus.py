@@ -64,7 +64,8 @@ def synthetic_study(n_tasks: int = 60, seeds: tuple[int, ...] = (0, 1), seed: in
                     simulated: bool = False) -> list[EpisodeTrace]:
     """A seeded corpus where only the content-free faults hurt, and timeouts trigger retries.
 
-    Each episode is 5-12 moves (fixed per task) of (LLM call, tool call); the task has a base success probability;
+    Each episode is 5-12 moves (fixed per task) of (LLM call,
+                                                    tool call); the task has a base success probability;
     faulted conditions fault a tool step with rate 0.3 (independent) or in a burst (bursty).
     """
     rng = random.Random(seed)
@@ -109,6 +110,7 @@ def test_builder_ground_truth_round_trips() -> None:
 
 def test_synthetic_study_is_seeded() -> None:
     a, b = synthetic_study(n_tasks=5, seed=3), synthetic_study(n_tasks=5, seed=3)
-    assert [(e.trace_id, e.success, len(e.steps)) for e in a] == [(e.trace_id, e.success, len(e.steps)) for e in b]
+    assert [(e.trace_id, e.success, len(e.steps)) for e in a] == [(e.trace_id, e.success,
+                                                                   len(e.steps)) for e in b]
     c = synthetic_study(n_tasks=5, seed=4)
     assert [e.success for e in a] != [e.success for e in c]

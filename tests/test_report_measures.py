@@ -10,7 +10,8 @@ from tests.test_report_corpus import episode, llm, synthetic_study, tool
 
 def test_retry_counts_identical_call_in_next_three_moves_only() -> None:
     steps = [llm(2), tool("a", "x"), tool("a", "x"),  # same move: issued before the result was seen
-             llm(), tool("b", "y"), llm(), tool("b", "z"), llm(), tool("c", "q"), llm(), tool("a", "x"), llm(0)]
+             llm(), tool("b", "y"), llm(), tool("b", "z"), llm(), tool("c", "q"), llm(), tool("a",
+                                                                                              "x"), llm(0)]
     ep = episode("t", "none", 0, True, steps)
     assert M.retried(ep, 1) is False  # a/x reappears in the same move and only 4 moves later
     steps[6] = tool("a", "x")
@@ -31,7 +32,8 @@ def test_retry_rates_by_type_and_unfaulted_reference() -> None:
     no_retry = episode("t2", "independent", 0, True,
                        [llm(), tool("a", "x", fault="timeout"), llm(), tool("b", "x"), llm(0)])
     no_effect = episode("t3", "independent", 0, True,
-                        [llm(), tool("a", "x", fault="timeout", changed=False), llm(), tool("a", "x"), llm(0)])
+                        [llm(), tool("a", "x", fault="timeout", changed=False), llm(), tool("a", "x"),
+                         llm(0)])
     rates = M.retry_rates([retry, no_retry, no_effect])
     assert rates["timeout"] == M.Rate(1, 2)
     # Unfaulted tool steps: the retried a/x of t1, b/x of t2, and a/x of t3 (its first step fired
@@ -114,7 +116,8 @@ def test_single_fault_success_counts_exactly_one_changed_fault() -> None:
            episode("t1", "independent", 0, False, [llm(), tool(fault="empty"), llm(0)]),
            episode("t2", "independent", 0, True,
                    [llm(), tool(fault="empty"), llm(), tool(fault="empty", changed=False), llm(0)]),
-           episode("t3", "independent", 0, True, [llm(), tool(fault="empty"), llm(), tool(fault="timeout"), llm(0)])]
+           episode("t3", "independent", 0, True, [llm(), tool(fault="empty"), llm(), tool(fault="timeout"),
+                                                  llm(0)])]
     s = M.single_fault_success(eps, resamples=100)
     assert s["empty"].n == 2 and s["empty"].value == pytest.approx(0.5)
     assert s["clean"].n == 2 and s["clean"].value == pytest.approx(0.5)
@@ -186,17 +189,19 @@ def test_default_resamples_meet_the_study_minimum() -> None:
     assert M.DEFAULT_RESAMPLES >= 2000
 
 
-def test_logistic_fit_matches_scikit_learn_unpenalised() -> None:
+def test_logistic_fit_recovers_closed_form_log_odds() -> None:
     import numpy as np
-    from sklearn.linear_model import LogisticRegression
 
-    rng = np.random.default_rng(0)
-    x = rng.poisson(0.8, size=(400, 3)).astype(float)
-    y = (rng.random(400) < 1 / (1 + np.exp(-(0.5 - 0.7 * x[:, 0] + 0.2 * x[:, 1])))).astype(int)
-    ours = M.fit_logistic(x, y.astype(float), l2=0.0)
-    ref = LogisticRegression(C=np.inf, max_iter=1000, tol=1e-10).fit(x, y)
-    assert ours[0] == pytest.approx(ref.intercept_[0], abs=1e-4)
-    assert ours[1:] == pytest.approx(ref.coef_[0], abs=1e-4)
+    # One binary covariate: the unpenalised MLE is intercept = logit(p0), slope = logit(p1) - logit(p0).
+    x = np.array([[0.0]] * 10 + [[1.0]] * 10)
+    y = np.array([1.0] * 7 + [0.0] * 3 + [1.0] * 2 + [0.0] * 8)
+    beta = M.fit_logistic(x, y, l2=0.0)
+
+    def logit(p: float) -> float:
+        return float(np.log(p / (1 - p)))
+
+    assert beta[0] == pytest.approx(logit(0.7), abs=1e-6)
+    assert beta[1] == pytest.approx(logit(0.2) - logit(0.7), abs=1e-6)
 
 
 def test_logistic_fit_stays_finite_under_separation() -> None:

@@ -12,6 +12,7 @@ import openai
 import pytest
 from bfcl_eval.eval_checker.multi_turn_eval.func_source_code.trading_bot import TradingBot
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
@@ -22,7 +23,10 @@ from agentchaos_otel.inject.transport import ChaosTransport
 from agentchaos_otel.sim.reference_agent import ReferencePolicy, run_reference_agent
 from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, reference_tasks
 from agentchaos_otel.sim.server import SimulatedModelServer
+from agentchaos_otel.store.episodes import load_episodes
+from agentchaos_otel.store.exporter import DuckDBSpanExporter
 from agentchaos_otel.trace.episode import episode
+from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 from agentchaos_otel.trace.signals import digest
 
 Tracing = tuple[TracerProvider, InMemorySpanExporter]
@@ -325,3 +329,51 @@ def test_reference_agent_end_to_end_interleaves_chat_and_tool_steps(memory_traci
     tools = tool_spans(exporter)
     assert tools and all((s.attributes or {})[A.FAULT_TYPE] == "timeout" for s in tools)
     assert all(entry.result == '{"error": "timeout"}' for entry in run.tool_log if entry.executed)
+
+
+def test_a_result_that_is_not_data_is_passed_through_with_the_reason(memory_tracing: Tracing) -> None:
+    provider, exporter = memory_tracing
+    rows = iter([{"id": 1}, {"id": 2}])
+    inj = ToolFaultInjector("independent", rate=1.0, kinds=("wrong_value",), tracer_provider=provider)
+    assert inj.wrap(lambda: rows)() is rows
+    attrs = tool_spans(exporter)[0].attributes or {}
+    assert attrs[A.FAULT_INJECTED] is False
+    assert "wrong_value not applicable" in str(attrs[A.FAULT_SKIPPED])
+    assert inj.fault_log == []
+
+
+def test_async_callable_objects_are_recognised(memory_tracing: Tracing) -> None:
+    provider, exporter = memory_tracing
+
+    class Search:
+        __name__ = "web_search"
+
+        async def __call__(self, query: str) -> dict[str, Any]:
+            return {"results": [{"title": query, "rank": 1}]}
+
+    inj = ToolFaultInjector("none", tracer_provider=provider)
+    tool = inj.wrap({"web_search": Search()})["web_search"]
+    assert asyncio.run(tool(query="otel")) == {"results": [{"title": "otel", "rank": 1}]}
+    assert [s.name for s in tool_spans(exporter)] == ["execute_tool web_search"]
+
+
+def test_faults_round_trip_through_the_duckdb_store(tmp_path: Path) -> None:
+    db = tmp_path / "traces.duckdb"
+    provider = TracerProvider()
+    provider.add_span_processor(EpisodeSpanProcessor())
+    provider.add_span_processor(SimpleSpanProcessor(DuckDBSpanExporter(db)))
+    with episode("bfcl-12", seed=2, condition="independent", agent_name="bfcl", tracer_provider=provider):
+        inj = ToolFaultInjector.for_current_episode(rate=0.5, tracer_provider=provider)
+        tool = inj.wrap(get_order)
+        for i in range(12):
+            tool(order_id=i)
+    provider.shutdown()
+    logged = [(r["episode_step"], r["kind"]) for r in inj.fault_log if r["changed"]]
+    assert logged, "rate 0.5 over 12 calls fires for this seed"
+    [ep] = load_episodes(db, blind=False)
+    stored = [(f.step, f.fault_type, f.target) for f in ep.faults()]
+    assert stored == [(s, k, "tool_result") for s, k in logged]
+    assert [s.kind for s in ep.steps] == ["tool"] * 12
+    [blind] = load_episodes(db, blind=True)
+    assert not any(A.is_ground_truth(k) for s in blind.steps for k in s.attributes)
+    assert all(A.TOOL_RESULT_DIGEST in s.attributes for s in blind.steps)

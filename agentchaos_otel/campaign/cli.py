@@ -23,8 +23,11 @@ from agentchaos_otel.campaign.runner import CLEAN, EpisodeOutcome, EpisodeSpec
 app = typer.Typer(help="Robustness campaigns: tasks x fault conditions x seeds.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
 campaign_app = app
+# Mounted as ``agentchaos report DB [OPTIONS]``: a group whose callback is the command, with
+# options allowed after the file argument (click groups stop parsing options at the first
+# positional by default).
 report_app = typer.Typer(help="Robustness report from a trace file.", add_completion=False,
-                         pretty_exceptions_enable=False)
+                         pretty_exceptions_enable=False, context_settings={"allow_interspersed_args": True})
 
 TOOL_CONDITIONS = ("none", "independent", "bursty", "persistent")
 
@@ -90,14 +93,16 @@ class AgentSetup:
 
 
 def _tool_injector_wrap(tools: dict[str, Callable[..., Any]], spec: EpisodeSpec) -> dict[str, Callable[..., Any]]:
+    """The agent's tools behind the tool-result injector for tool conditions, else untouched.
+
+    Keyed by task id so a (condition, seed) faults the same calls of the same task however
+    the campaign schedules episodes.
+    """
     if spec.condition not in TOOL_CONDITIONS or spec.condition == CLEAN:
         return tools
     from agentchaos_otel.inject.tools import ToolFaultInjector
 
-    injector = ToolFaultInjector(spec.condition, seed=spec.seed, episode_key=spec.task_id)
-    wrapped = injector.wrap(dict(tools))
-    return wrapped if isinstance(wrapped, dict) else {n: (lambda n=n, **kw: injector.call_tool(n, kw))
-                                                      for n in tools}
+    return ToolFaultInjector(spec.condition, seed=spec.seed, episode_key=spec.task_id).wrap(dict(tools))
 
 
 def reference_agent(tasks: str, seed: int = 0) -> AgentSetup:
@@ -110,7 +115,8 @@ def reference_agent(tasks: str, seed: int = 0) -> AgentSetup:
     def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
         def run_one(spec: EpisodeSpec) -> EpisodeOutcome:
             task = by_id[spec.task_id]
-            run = run_reference_agent(client, task, model=model, tools=_tool_injector_wrap(REFERENCE_TOOLS, spec))
+            run = run_reference_agent(client, task, model=model, tools=_tool_injector_wrap(REFERENCE_TOOLS,
+                                                                                           spec))
             return EpisodeOutcome(bool(run.success), run.error)
         return run_one
 
@@ -133,7 +139,8 @@ def bfcl_agent(tasks: str, seed: int = 0) -> AgentSetup:
         def run_one(spec: EpisodeSpec) -> Any:
             tool_cond = spec.condition if spec.condition in TOOL_CONDITIONS else CLEAN
             plan = None if spec.condition in TOOL_CONDITIONS else spec.condition
-            return run_bfcl_episode(spec.task_id, condition=tool_cond, seed=spec.seed, model=model, client=client,
+            return run_bfcl_episode(spec.task_id, condition=tool_cond, seed=spec.seed, model=model,
+                                    client=client,
                                     plan=plan)
         return run_one
 
@@ -149,16 +156,24 @@ def _count(tasks: str) -> int:
     return int(tasks)
 
 
+def endpoint_key(base_url: str | None, model: str | None, api_key_env: str) -> str | None:
+    """Check the real-endpoint options up front; the API key when a real endpoint is used."""
+    if not base_url:
+        return None
+    if not model:
+        raise ValueError("--model is required with --base-url")
+    key = os.environ.get(api_key_env)
+    if not key:
+        raise ValueError(f"environment variable {api_key_env} is not set (needed for --base-url)")
+    return key
+
+
 @contextlib.contextmanager
 def model_endpoint(policy: Any, base_url: str | None, model: str | None, api_key_env: str,
                    seed: int) -> Iterator[tuple[str, str, str, bool]]:
     """(base_url, model, api_key, simulated): a real endpoint when given, else the simulated one."""
-    if base_url:
-        if not model:
-            raise ValueError("--model is required with --base-url")
-        key = os.environ.get(api_key_env)
-        if not key:
-            raise ValueError(f"environment variable {api_key_env} is not set (needed for --base-url)")
+    key = endpoint_key(base_url, model, api_key_env)
+    if base_url and model and key:
         yield base_url, model, key, False
         return
     from agentchaos_otel.sim.server import SimulatedModelServer
@@ -192,10 +207,12 @@ def sanity_cmd(
 @app.command("run")
 def run_cmd(
     agent: Annotated[str, typer.Option(help="Agent: reference or bfcl.")] = "reference",
-    tasks: Annotated[str, typer.Option(help="Number of tasks, 'all', or (bfcl) ids/ranges like 0-9,17.")] = "10",
+    tasks: Annotated[str,
+                     typer.Option(help="Number of tasks, 'all', or (bfcl) ids/ranges like 0-9,17.")] = "10",
     conditions: Annotated[str, typer.Option(help="Comma list of tool conditions (none, independent, bursty, "
                                                  "persistent) and/or LLM-fault catalog names; 'catalog' "
-                                                 "= all 65 plus none.")] = "none,independent,bursty,persistent",
+                                                 "= all 65 plus none.")]
+    = "none,independent,bursty,persistent",
     seeds: Annotated[str, typer.Option(help="Comma list or range of seeds, e.g. 0,1 or 0-3.")] = "0",
     workers: Annotated[int, typer.Option(min=1, max=64, help="Parallel episodes (threads).")] = 4,
     db: Annotated[Path, typer.Option(help="Trace file to write (and resume from).")] = Path("traces.duckdb"),
@@ -215,6 +232,7 @@ def run_cmd(
             raise ValueError(f"unknown agent {agent!r}; expected one of {', '.join(AGENTS)}")
         seed_list = parse_seeds(seeds)
         conds = parse_conditions(conditions)
+        endpoint_key(base_url, model, api_key_env)
         if db.exists() and db.is_dir():
             raise ValueError(f"--db {db} is a directory")
         report = run_sanity(conds, seed_list[0])

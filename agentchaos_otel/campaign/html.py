@@ -47,7 +47,8 @@ def _tables(m: StudyMeasures) -> list[str]:
         rows.append([cond, str(s.episodes), R.interval(s.success),
                      R.interval(d.difference, points=True) if d else "—", str(d.pairs) if d else "—",
                      R.interval(dt.difference, points=True) if dt else "—",
-                     R.pub(P.SUCCESS_BY_CONDITION.get(cond)), R.pub(P.PAIRED_DIFFERENCE.get(cond), points=True),
+                     R.pub(P.SUCCESS_BY_CONDITION.get(cond)), R.pub(P.PAIRED_DIFFERENCE.get(cond),
+                                                                    points=True),
                      str(s.triggered), str(s.fired_not_changed), str(s.crashes)])
     out.append(_table(R.title("Success by condition", m),
                       ["condition", "episodes", "success [95% CI]", "paired Δ pts [95% CI]", "pairs",
@@ -57,14 +58,17 @@ def _tables(m: StudyMeasures) -> list[str]:
     rows = []
     for t in types:
         e, sf = m.contributions.effects.get(t), m.single_fault.get(t)
-        rows.append([t, R.interval(e, points=True) if e else "—", R.pub(P.TYPE_CONTRIBUTION.get(t), points=True),
+        rows.append([t, R.interval(e, points=True) if e else "—", R.pub(P.TYPE_CONTRIBUTION.get(t),
+                                                                        points=True),
                      R.interval(sf) if sf else "—", str(sf.n) if sf else "0",
                      R.pub(P.SINGLE_FAULT_SUCCESS.get(t)), R.rate(m.retry.get(t)), R.pub(P.RETRY_RATE.get(t)),
                      R.rate(m.abandonment.get(t)), R.pub(P.ABANDONMENT.get(t))])
-    rows.append(["(unfaulted / clean)", "", "", R.interval(m.single_fault["clean"]) if "clean" in m.single_fault
+    rows.append(["(unfaulted / clean)", "", "",
+                 R.interval(m.single_fault["clean"]) if "clean" in m.single_fault
                  else "—", str(m.single_fault["clean"].n) if "clean" in m.single_fault else "0",
                  R.pub(P.SUCCESS_BY_CONDITION["none"]), R.rate(m.retry.get("unfaulted")),
-                 R.pub(P.RETRY_RATE["unfaulted"]), R.rate(m.abandonment.get("clean")), R.pub(P.ABANDONMENT["clean"])])
+                 R.pub(P.RETRY_RATE["unfaulted"]), R.rate(m.abandonment.get("clean")),
+                 R.pub(P.ABANDONMENT["clean"])])
     out.append(_table(R.title("Per fault type", m),
                       ["fault type", "contribution pts [95% CI]", "published", "single-fault success", "n",
                        "published", "retry", "published", "abandonment", "published"], rows))
@@ -72,7 +76,8 @@ def _tables(m: StudyMeasures) -> list[str]:
              "" if c not in P.BURST_RUN_LENGTH else f"{P.BURST_RUN_LENGTH[c].value:.2f}"]
             for c, b in m.bursts.items()]
     out.append(_table(R.title("Burst structure", m),
-                      ["condition", "runs", "mean run length", "longest", "per-step rate", "published mean"], rows))
+                      ["condition", "runs", "mean run length", "longest", "per-step rate",
+                       "published mean"], rows))
     rows = [[str(c.task_id), c.condition, str(c.seed), c.error[:300]] for c in m.crashes[:50]]
     out.append(_table(R.title(f"Crashes: {len(m.crashes)} (published study: 0)", m),
                       ["task", "condition", "seed", "error"], rows))
@@ -86,7 +91,8 @@ def write_html(m: StudyMeasures, out_dir: str | Path) -> Path:
         raise R.ReportError(f"{out} exists and is not a directory")
     out.mkdir(parents=True, exist_ok=True)
     figures = plots.write_all(m, out) if m.episodes else {}
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(R.title('Robustness report', m))}"
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'>"
+             f"<title>{escape(R.title('Robustness report', m))}"
              f"</title><style>{_CSS}</style></head><body>"]
     if m.simulated:
         parts.append(f"<p class='sim'>{escape(R.SIMULATED_BANNER)}</p>")
@@ -103,7 +109,8 @@ def write_html(m: StudyMeasures, out_dir: str | Path) -> Path:
             if path is None:
                 parts.append(f"<h2>{escape(caption)}</h2><p class='note'>not enough data for this figure</p>")
             else:
-                parts.append(f"<h2>{escape(caption)}</h2><img src='{escape(path.name)}' alt='{escape(caption)}'>")
+                parts.append(f"<h2>{escape(caption)}</h2>"
+                             f"<img src='{escape(path.name)}' alt='{escape(caption)}'>")
     parts.append("</body></html>")
     page = out / "index.html"
     page.write_text("\n".join(parts), encoding="utf-8")

@@ -183,7 +183,8 @@ def paired_differences(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, 
     answers "what does a fault that lands cost" rather than "what does running this condition cost".
     Duplicate episodes of one key (a re-run) are averaged so a pair counts once.
     """
-    by_cond: dict[str, dict[tuple[str, str, int | None], list[float]]] = defaultdict(lambda: defaultdict(list))
+    by_cond: dict[str, dict[tuple[str, str, int | None],
+                            list[float]]] = defaultdict(lambda: defaultdict(list))
     for ep in scored(episodes):
         if triggered_only and not is_clean(ep, clean) and not ep.triggered:
             continue

@@ -99,7 +99,8 @@ def paired_differences(m: StudyMeasures) -> Figure | None:
             color=MEASURED_COLOR, xlabel="faulted − clean (points)")
     ax1.set_title(_measured_title("paired difference, same task and seed", m), fontsize=9)
     pubs = list(P.PAIRED_DIFFERENCE)
-    _forest(ax2, pubs, [P.PAIRED_DIFFERENCE[c].value for c in pubs], [P.PAIRED_DIFFERENCE[c].low for c in pubs],
+    _forest(ax2, pubs, [P.PAIRED_DIFFERENCE[c].value for c in pubs],
+            [P.PAIRED_DIFFERENCE[c].low for c in pubs],
             [P.PAIRED_DIFFERENCE[c].high for c in pubs], color=PUBLISHED_COLOR, xlabel="points")
     ax2.set_title(_published_title("paired difference"), fontsize=9)
     return _finish(fig, "Paired success difference", m)
@@ -113,19 +114,22 @@ def contributions(m: StudyMeasures) -> Figure | None:
     fig = Figure(figsize=(10, max(3.0, 0.45 * max(len(types), 7) + 1.5)))
     ax1, ax2 = fig.subplots(1, 2)
     es = [c.effects[t] for t in types]
-    _forest(ax1, types, [100 * (e.value or 0) for e in es], [None if e.low is None else 100 * e.low for e in es],
+    _forest(ax1, types, [100 * (e.value or 0) for e in es],
+            [None if e.low is None else 100 * e.low for e in es],
             [None if e.high is None else 100 * e.high for e in es], color=MEASURED_COLOR,
             xlabel="change in success per fault (points)")
     ax1.set_title(_measured_title("per-type contribution, 95% bootstrap CI", m), fontsize=9)
     pubs = sorted(P.TYPE_CONTRIBUTION, key=lambda t: P.TYPE_CONTRIBUTION[t].value)
-    _forest(ax2, pubs, [P.TYPE_CONTRIBUTION[t].value for t in pubs], [P.TYPE_CONTRIBUTION[t].low for t in pubs],
+    _forest(ax2, pubs, [P.TYPE_CONTRIBUTION[t].value for t in pubs],
+            [P.TYPE_CONTRIBUTION[t].low for t in pubs],
             [P.TYPE_CONTRIBUTION[t].high for t in pubs], color=PUBLISHED_COLOR, xlabel="points per fault")
     ax2.set_title(_published_title("per-type contribution"), fontsize=9)
     return _finish(fig, "Per-type contribution (logistic regression)", m)
 
 
 def _rate_values(rates: dict[str, Rate], reference: str) -> tuple[list[str], list[float]]:
-    keys = [k for k in rates if k != reference and rates[k].total] + ([reference] if reference in rates else [])
+    keys = [k for k in rates if k != reference and rates[k].total]
+    keys += [reference] if reference in rates else []
     return keys, [100 * (rates[k].value or 0.0) for k in keys]
 
 

@@ -167,7 +167,8 @@ def render_terminal(m: StudyMeasures, console: Console) -> None:
     for cond, b in m.bursts.items():
         pb = P.BURST_RUN_LENGTH.get(cond)
         t.add_row(cond, str(b.runs), "—" if b.mean is None else f"{b.mean:.2f}", str(b.longest),
-                  f"{b.faulted_steps}/{b.eligible_steps}", pct(b.rate), "" if pb is None else f"{pb.value:.2f}")
+                  f"{b.faulted_steps}/{b.eligible_steps}", pct(b.rate),
+                  "" if pb is None else f"{pb.value:.2f}")
     console.print(t)
 
     if m.crashes:

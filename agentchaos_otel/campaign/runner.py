@@ -79,7 +79,8 @@ class EpisodeResult:
 RunOne = Callable[[EpisodeSpec], "EpisodeOutcome | bool | None"]
 
 
-def expand(agent: str, tasks: Sequence[str], conditions: Sequence[str], seeds: Sequence[int]) -> list[EpisodeSpec]:
+def expand(agent: str, tasks: Sequence[str], conditions: Sequence[str],
+           seeds: Sequence[int]) -> list[EpisodeSpec]:
     """Every combination, ordered seed-major then task so the clean and faulted episodes of one
     (task, seed) run close together and an interrupted campaign leaves complete pairs behind."""
     return [EpisodeSpec(agent, t, c, s) for s, t, c in itertools.product(seeds, tasks, conditions)]
@@ -169,8 +170,10 @@ def record_run_start(db: Path, run_id: str, started: datetime, args: dict[str, A
 
 def record_run_end(db: Path, run_id: str, started: datetime, finished: datetime, args: dict[str, Any],
                    counts: dict[str, int], simulated: bool, status: str) -> None:
-    _write_run(db, {"id": run_id, "started": started.replace(tzinfo=None), "finished": finished.replace(tzinfo=None),
-                    "args": json.dumps(args, default=str), "counts": json.dumps(counts), "simulated": simulated,
+    _write_run(db, {"id": run_id, "started": started.replace(tzinfo=None),
+                    "finished": finished.replace(tzinfo=None),
+                    "args": json.dumps(args,
+                                       default=str), "counts": json.dumps(counts), "simulated": simulated,
                     "status": status})
 
 
@@ -183,7 +186,8 @@ def campaign_runs(db: str | Path) -> list[dict[str, Any]]:
         return []
     try:
         with open_store(path) as con:
-            tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+            tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables")
+                      .fetchall()}
             if "campaign_runs" not in tables:
                 return []
             cur = con.execute("SELECT * FROM campaign_runs ORDER BY started, id")
@@ -330,7 +334,8 @@ class CampaignConfig:
         return d
 
 
-def run_campaign(config: CampaignConfig, run_one: RunOne, *, tracer_provider: trace.TracerProvider | None = None,
+def run_campaign(config: CampaignConfig, run_one: RunOne, *,
+                 tracer_provider: trace.TracerProvider | None = None,
                  console: Console | None = None, progress: bool = True, opens_episode: bool = False,
                  flush: Callable[[], Any] | None = None) -> CampaignResult:
     """Record the invocation, skip finished episodes, run the rest, record the counts.

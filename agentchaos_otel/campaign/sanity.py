@@ -61,17 +61,36 @@ def _schedule_decisions(condition: str, seed: int, *, rate: float | None = None,
 
 def _probe_tool(city: str, day: int) -> dict[str, Any]:
     """A deterministic tool with numbers, strings and a list, so every fault kind has material."""
-    return {"city": city, "day": day, "temps": [day + i for i in range(6)], "unit": "C", "station_id": 1000 + day}
+    return {"city": city, "day": day, "temps": [day + i for i in range(6)], "unit": "C",
+            "station_id": 1000 + day}
 
 
-def _injector_log(condition: str, seed: int, steps: int = PROBE_STEPS) -> list[str]:
-    """What the agent was shown on each call of a real tool through the real injector."""
+def _injector_run(condition: str, seed: int, *, rate: float | None = None,
+                  steps: int = PROBE_STEPS) -> tuple[list[dict[str, Any]], list[str]]:
+    """(fault log, what the agent was shown) for a real tool called through the real injector.
+
+    Spans go to a provider with no processors: sanity probes must not land in the campaign's
+    trace file as if they were episodes.
+    """
+    from opentelemetry.sdk.trace import TracerProvider
+
     from agentchaos_otel.inject.tools import ToolFaultInjector
 
-    injector = ToolFaultInjector(condition, seed=seed, episode_key="sanity")
+    kwargs: dict[str, Any] = {} if rate is None else {"rate": rate}
+    injector = ToolFaultInjector(condition, seed=seed, episode_key="sanity", tracer_provider=TracerProvider(),
+                                 **kwargs)
     injector.wrap({"probe": _probe_tool})
-    return [repr(injector.call_tool("probe", {"city": "Kyoto", "day": i % 28}, call_id=f"c{i}"))
-            for i in range(steps)]
+    shown = [repr(injector.call_tool("probe", {"city": "Kyoto", "day": i % 28}, call_id=f"c{i}"))
+             for i in range(steps)]
+    return [dict(r) for r in injector.fault_log], shown
+
+
+def _injector_available() -> bool:
+    try:
+        import agentchaos_otel.inject.tools  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def tool_checks(report: SanityReport, conditions: Iterable[str], seed: int) -> None:
@@ -87,6 +106,21 @@ def tool_checks(report: SanityReport, conditions: Iterable[str], seed: int) -> N
 
     report.add("tool schedule: rate 1 faults every step", rate_one)
     report.add("tool schedule: rate 0 faults no step", rate_zero)
+    injector = _injector_available()
+    if injector:
+        def injector_rate_one() -> tuple[bool, str]:
+            log, shown = _injector_run("independent", seed, rate=1.0)
+            faulted = {r.get("step") for r in log}
+            return len(faulted) == len(shown), f"{len(faulted)}/{len(shown)} tool calls faulted"
+
+        def injector_rate_zero() -> tuple[bool, str]:
+            log, shown = _injector_run("independent", seed, rate=0.0)
+            clean = [repr(_probe_tool("Kyoto", i % 28)) for i in range(len(shown))]
+            ok = not log and shown == clean
+            return ok, "no faults, every result shown unchanged" if ok else f"{len(log)} faults logged"
+
+        report.add("tool injector: rate 1 faults every call", injector_rate_one)
+        report.add("tool injector: rate 0 faults no call and shows the real result", injector_rate_zero)
     for cond in [c for c in conditions if c in TOOL_CONDITIONS and c != "none"]:
         def same_seed(cond: str = cond) -> tuple[bool, str]:
             a, b = _schedule_decisions(cond, seed), _schedule_decisions(cond, seed)
@@ -98,14 +132,14 @@ def tool_checks(report: SanityReport, conditions: Iterable[str], seed: int) -> N
             return True, f"{sum(x is not None for x in a)} faults in {len(a)} steps, reproducible"
 
         report.add(f"tool schedule '{cond}': equal seeds give identical fault logs", same_seed)
+        if not injector:
+            continue
 
         def injector_same_seed(cond: str = cond) -> tuple[bool, str]:
-            try:
-                a = _injector_log(cond, seed)
-            except ImportError:
-                return True, "tool-result injector not installed; schedule checked above"
-            b = _injector_log(cond, seed)
-            return a == b, "identical results shown to the agent" if a == b else "equal seeds differed"
+            a, b = _injector_run(cond, seed), _injector_run(cond, seed)
+            if a != b:
+                return False, "equal seeds gave different fault logs or shown results"
+            return True, f"{len(a[0])} faults in {len(a[1])} calls, identical logs and shown results"
 
         report.add(f"tool injector '{cond}': equal seeds give identical fault logs", injector_same_seed)
 
@@ -136,7 +170,11 @@ def llm_checks(report: SanityReport, conditions: Sequence[str], seed: int) -> No
     names = [c for c in conditions if c not in TOOL_CONDITIONS]
     probes = names or [DEFAULT_LLM_PROBE]
     for name in probes:
-        plan = resolve_plan(name)
+        try:
+            plan = resolve_plan(name)
+        except ValueError as exc:
+            report.checks.append(Check(f"LLM plan '{name}': resolves", False, str(exc)))
+            continue
 
         def rate_one(plan: Plan = plan) -> tuple[bool, str]:
             d = _llm_decisions(plan.with_overrides(probability=1.0, count=10**9), seed)

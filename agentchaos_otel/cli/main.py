@@ -83,7 +83,7 @@ def demo(
     db: Annotated[Path, typer.Option(help="Where to write traces.")] = Path("traces.duckdb"),
     episodes: Annotated[int, typer.Option(min=1, help="Number of episodes.")] = 40,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
-    workers: Annotated[int, typer.Option(min=1, max=64)] = 4,
+    workers: Annotated[int, typer.Option(min=1, max=64)] = 8,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint (default: the bundled "
                                                      "simulated model).")] = None,
     model: Annotated[str | None, typer.Option(help="Model name for --base-url.")] = None,

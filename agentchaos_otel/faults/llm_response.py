@@ -98,13 +98,16 @@ def _dumps_like(original: str, value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=separators)
 
 
-def transform_arguments(arguments: Any, fn: Any, placeholder: str) -> str:
+def transform_arguments(arguments: Any, fn: Any, placeholder: str) -> Any:
     """Rewrite every string value inside a JSON arguments text and re-serialize it (still valid).
 
     Arguments that are not valid JSON become ``placeholder`` (a small valid object, as AgentChaos
     does, so a framework parsing them does not crash on our account). Values that come out equal
-    keep the original text byte for byte, so a no-op is seen as no change.
+    keep the original text byte for byte, so a no-op is seen as no change. Some OpenAI-compatible
+    servers send the arguments as an object rather than a string; those stay an object.
     """
+    if isinstance(arguments, dict | list):
+        return map_strings(arguments, fn)
     if not isinstance(arguments, str):
         return placeholder
     try:
@@ -194,7 +197,9 @@ def _op_set_content(spec: FaultSpec, choice: dict[str, Any], **_: Any) -> None:
 
 def _op_truncate_content(spec: FaultSpec, choice: dict[str, Any], **_: Any) -> None:
     content = choice["message"].get("content")
-    if not isinstance(content, str) or not content:
+    if not isinstance(content, str):
+        raise FaultNotApplicable(f"content is {type(content).__name__}, not text")
+    if not content:
         raise FaultNotApplicable("content is empty, nothing to truncate")
     cut = truncate_text(content, float(spec.param("ratio", 0.3)))
     choice["message"]["content"] = cut
@@ -218,7 +223,9 @@ def corrupt_text(spec: FaultSpec, text: str, rng: random.Random) -> str:
 
 def _op_corrupt_content(spec: FaultSpec, choice: dict[str, Any], *, rng: random.Random, **_: Any) -> None:
     content = choice["message"].get("content")
-    if not isinstance(content, str) or not content:
+    if not isinstance(content, str):
+        raise FaultNotApplicable(f"content is {type(content).__name__}, not text")
+    if not content:
         raise FaultNotApplicable("content is empty, nothing to corrupt")
     _set_content(choice, corrupt_text(spec, content, rng))
 

@@ -83,7 +83,8 @@ class SSEParser:
 
     def __init__(self) -> None:
         self._buf = bytearray()
-        self._scan = 0  # where to look for the next line end
+        self._line = 0    # start of the current (unfinished) line within the buffer
+        self._search = 0  # bytes before this were already searched for a line end
         self._lines: list[bytes] = []
         self._closed = False
 
@@ -101,12 +102,12 @@ class SSEParser:
         self._closed = True
         if self._buf:
             lines = list(self._lines)
-            rest = bytes(self._buf[self._scan:])
+            rest = bytes(self._buf[self._line:])
             if rest:
-                lines.append(rest.rstrip(b"\r"))
+                lines.append(rest)
             events.append(_event_from_lines(lines, bytes(self._buf), complete=False))
             self._buf.clear()
-            self._scan = 0
+            self._line = self._search = 0
             self._lines = []
         return events
 
@@ -115,22 +116,25 @@ class SSEParser:
         buf = self._buf
         start = 0  # start of the current event within buf
         while True:
-            m = _LINE_END.search(buf, self._scan)
+            m = _LINE_END.search(buf, max(self._search, self._line))
             if m is None:
+                self._search = len(buf)  # a long line arriving in pieces is scanned once
                 break
             if m.group() == b"\r" and m.end() == len(buf) and not final:
-                break  # a "\r\n" may be split across feeds: wait for the next byte
-            line = bytes(buf[self._scan:m.start()])
-            self._scan = m.end()
+                self._search = m.start()  # a "\r\n" may be split across feeds: wait for the next byte
+                break
+            line = bytes(buf[self._line:m.start()])
+            self._line = self._search = m.end()
             if line:
                 self._lines.append(line)
                 continue
-            events.append(_event_from_lines(self._lines, bytes(buf[start:self._scan])))
+            events.append(_event_from_lines(self._lines, bytes(buf[start:self._line])))
             self._lines = []
-            start = self._scan
+            start = self._line
         if start:
             del buf[:start]
-            self._scan -= start
+            self._line -= start
+            self._search -= start
         return events
 
 
@@ -335,6 +339,8 @@ class StreamFaulter:
     def __init__(self, spec: FaultSpec, rng: random.Random) -> None:
         if spec.op not in C.STREAM_OPS:
             raise ValueError(f"fault {spec.name!r} (op {spec.op!r}) is not a stream fault")
+        if spec.op == C.OP_STREAM_CORRUPT and spec.param("mode", "symbols") not in ("symbols", "mojibake"):
+            raise ValueError(f"fault {spec.name!r}: unknown corruption mode {spec.param('mode')!r}")
         self.spec = spec
         self.rng = rng
         self.changed = False

@@ -56,7 +56,8 @@ class EpisodeToolState:
     The study's key_rename is a schema drift, not noise: once ``order_id`` has become ``orderId``
     it stays ``orderId`` for the rest of the episode, so an agent that notices can adapt. Each
     key's new name is drawn from a random stream derived from (seed, key), so it does not depend
-    on the order in which keys happen to be met.
+    on the order in which keys happen to be met (unless two keys would drift onto one name: the
+    later one then takes its next choice, so no two keys ever merge).
     """
 
     seed: int = 0

@@ -152,11 +152,14 @@ def _rule(entry: Any, defaults: Mapping[str, Any]) -> FaultRule:
                                count=entry.get("count", defaults.get("count")))
 
 
+_EXPERIMENT_KEYS = frozenset({"name", "faults", "strategy", "probability", "count"})
+
+
 def _experiment(data: Mapping[str, Any], fallback_name: str) -> Experiment:
     faults = data.get("faults")
     if not isinstance(faults, list):
         raise PlanError(f"experiment {data.get('name', fallback_name)!r} needs a 'faults' list")
-    unknown = set(data) - {"name", "faults", "strategy", "probability", "count"}
+    unknown = set(data) - _EXPERIMENT_KEYS
     if unknown:
         raise PlanError(f"unknown key(s) in experiment: {', '.join(sorted(unknown))}")
     return Experiment(str(data.get("name", fallback_name)), tuple(_rule(f, data) for f in faults))
@@ -177,7 +180,7 @@ def plan_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -> 
             raise PlanError("'experiment' must be a non-empty list of tables")
         exps = tuple(_experiment(e, f"{name}-{i}") for i, e in enumerate(exps_data))
     elif "faults" in data:
-        exps = (_experiment(data, name),)
+        exps = (_experiment({k: v for k, v in data.items() if k in _EXPERIMENT_KEYS}, name),)
     elif data.get("tool_condition"):
         exps = (Experiment(name, ()),)
     else:

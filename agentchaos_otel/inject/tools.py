@@ -108,8 +108,9 @@ class ToolFaultInjector:
     ``condition``, ``seed`` and ``episode_key`` left as None come from the episode bound to the
     current context, or the process-wide plan of ``configure`` (its plan's ``tool_condition``,
     else its condition if that names a tool condition; its seed; its task id), else ``"none"``,
-    0 and ``""``. Equal (seed, episode_key,
-    condition, kinds) give equal fault logs for equal tool results.
+    0 and ``""``. Equal (condition, seed, episode_key, kinds) give equal fault logs and equal
+    shown results for equal tool results. ``rate`` is the per-step probability of the
+    ``independent`` condition (1.0 and 0.0 are the sanity checks of DESIGN.md 6).
     """
 
     def __init__(self, condition: str | None = None, *, seed: int | None = None,

@@ -84,7 +84,7 @@ def token_distribution(uncertainty: float, rng: random.Random, k: int = MAX_TOP_
     inside = doubt - outside
     weights = [ratio ** i for i in range(max(0, k - 1))]
     total = sum(weights) or 1.0
-    probs = [1.0 - doubt] + [inside * w / total for w in weights]
+    probs = sorted([1.0 - doubt] + [inside * w / total for w in weights], reverse=True)
     return probs[:k], outside
 
 

@@ -379,7 +379,7 @@ class ReferencePolicy:
         return not (nxt is not None and nxt.tool == obs.name and obs.args == nxt.args)
 
     # -- deciding the next turn
-    def _final(self, subs: Sequence[SubQuery], st: _Replay, rng: random.Random, *, gave_up: str | None = None,
+    def _final(self, subs: Sequence[SubQuery], st: _Replay, *, gave_up: str | None = None,
                uncertainty: float) -> Turn:
         lines = []
         if gave_up:
@@ -413,7 +413,7 @@ class ReferencePolicy:
         base = min(1.0, max(0.0, self.base_uncertainty + rng.uniform(-0.03, 0.04)))
         uncertainty = min(1.0, base + (rng.uniform(0.25, 0.45) if anomaly else 0.0))
         if st.item >= len(subs):
-            return self._final(subs, st, rng, uncertainty=uncertainty)
+            return self._final(subs, st, uncertainty=uncertainty)
         step = _plan(subs[st.item], st.step, st.values)
         assert step is not None
         if st.last_failure is not None:
@@ -421,13 +421,13 @@ class ReferencePolicy:
                                   else (self.retry_on_error, self.give_up_rate))
             r = rng.random()
             if r < give_up_p:
-                return self._final(subs, st, rng, uncertainty=min(1.0, uncertainty + 0.1),
+                return self._final(subs, st, uncertainty=min(1.0, uncertainty + 0.1),
                                    gave_up=f"the {step.tool} tool did not return a usable result.")
             if r < give_up_p + retry_p:
                 return Turn(tool_calls=[(step.tool, dict(step.args))], uncertainty=uncertainty)
             self._skip(st)
             if st.item >= len(subs):
-                return self._final(subs, st, rng, uncertainty=uncertainty)
+                return self._final(subs, st, uncertainty=uncertainty)
             step = _plan(subs[st.item], st.step, st.values)
             assert step is not None
         args = dict(step.args)
@@ -612,6 +612,8 @@ class _AgentLoop:
     def record(self, call: _PendingCall, args: dict[str, Any] | None, result: Any, executed: bool) -> None:
         if isinstance(result, str):
             text = result
+        elif isinstance(result, bytes | bytearray):
+            text = bytes(result).decode("utf-8", "replace")
         else:
             try:
                 text = json.dumps(result, ensure_ascii=False, default=str)

@@ -245,7 +245,7 @@ def generate(policy: Policy, request: dict[str, Any], seed: int) -> _Completion:
         id_rng = random.Random(derive_seed("ids", seed, digest, index))
         calls = []
         for name, args in turn.tool_calls:
-            arguments = json.dumps(args, ensure_ascii=False)
+            arguments = json.dumps(args, ensure_ascii=False, default=str)
             calls.append(_Call(f"call_{id_rng.getrandbits(96):024x}", name, arguments,
                                tokenize(name), tokenize(arguments)))
         content = turn.content
@@ -336,6 +336,7 @@ def completion_chunks(c: _Completion) -> Iterator[dict[str, Any]]:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body go out in separate writes; avoid 40 ms ACK stalls
+    timeout = 120  # idle keep-alive connections must not pin handler threads forever
     server_version = "agentchaos-sim/0.1"
     sim: SimulatedModelServer  # set on the subclass made per server
 

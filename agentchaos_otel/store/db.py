@@ -8,16 +8,19 @@ file is busy instead of failing on the first conflict.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 
 from agentchaos_otel.store import schema
 
@@ -200,6 +203,46 @@ def _sql_value(value: Any) -> Any:
     return value
 
 
+def _scannable(values: Sequence[Any]) -> bool:
+    """Whether DuckDB can infer one column type from these Python values."""
+    kinds = {type(v) for v in values if v is not None}
+    if kinds <= {int, float}:
+        return True
+    return len(kinds) == 1 and next(iter(kinds)) in (str, bool, list, datetime.datetime, datetime.date)
+
+
+def bulk_execute(conn: duckdb.DuckDBPyConnection, sql_template: str, cols: Sequence[str],
+          rows: Sequence[Sequence[Any]]) -> None:
+    """Run `sql_template` (with `{rel}` for a relation of the rows) without per-row Python binding.
+
+    Binding parameters from Python costs milliseconds per row in DuckDB; scanning numpy object
+    columns costs microseconds. Columns whose Python values mix types DuckDB cannot unify go
+    row by row, which is slow but exact.
+    """
+    data = {}
+    for i, c in enumerate(cols):
+        arr = np.empty(len(rows), dtype=object)
+        for j, r in enumerate(rows):
+            arr[j] = r[i]
+        data[c] = arr
+    if not all(_scannable(a) for a in data.values()):
+        _rowwise(conn, sql_template, cols, rows)
+        return
+    name = f"_agentchaos_rows_{uuid.uuid4().hex}"
+    conn.register(name, data)
+    try:
+        conn.execute(sql_template.format(rel=name))
+    finally:
+        conn.unregister(name)
+
+
+def _rowwise(conn: duckdb.DuckDBPyConnection, sql_template: str, cols: Sequence[str],
+             rows: Sequence[Sequence[Any]]) -> None:
+    sub = "(SELECT " + ", ".join(f"? AS {_quote(c)}" for c in cols) + ")"
+    for r in rows:
+        conn.execute(sql_template.format(rel=sub), list(r))
+
+
 def write_rows(path_or_conn: str | os.PathLike[str] | duckdb.DuckDBPyConnection, table: str,
                rows: Sequence[dict[str, Any]], ddl: str, key: Sequence[str]) -> int:
     """Create a derived table if missing and upsert rows by key; returns the number of rows written.
@@ -234,14 +277,14 @@ def write_rows(path_or_conn: str | os.PathLike[str] | duckdb.DuckDBPyConnection,
             unique[tuple(json.dumps(r.get(k), sort_keys=True, default=str) for k in key)] = r
         rows = list(unique.values())
         qcols = [_quote(c) for c in cols]
-        where = " AND ".join(f"{k} IS NOT DISTINCT FROM ?" for k in key_cols)
         values = [[_sql_value(r.get(c)) for c in cols] for r in rows]
+        match = " AND ".join(f"t.{k} IS NOT DISTINCT FROM b.{k}" for k in key_cols)
         conn.execute("BEGIN TRANSACTION")
         try:
-            conn.executemany(f"DELETE FROM {tname} WHERE {where}", [[_sql_value(r.get(k)) for k in key]
-                                                                     for r in rows])
-            conn.executemany(
-                f"INSERT INTO {tname} ({', '.join(qcols)}) VALUES ({', '.join('?' for _ in cols)})", values)
+            delete = f"DELETE FROM {tname} AS t WHERE EXISTS (SELECT 1 FROM {{rel}} AS b WHERE {match})"
+            insert = f"INSERT INTO {tname} ({', '.join(qcols)}) SELECT {', '.join(qcols)} FROM {{rel}}"
+            bulk_execute(conn, delete, cols, values)
+            bulk_execute(conn, insert, cols, values)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

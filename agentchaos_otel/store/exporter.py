@@ -15,7 +15,6 @@ import json
 import logging
 import math
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -27,7 +26,7 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.store import schema
-from agentchaos_otel.store.db import StoreError, connect, default_path
+from agentchaos_otel.store.db import StoreError, bulk_execute, connect, default_path
 from agentchaos_otel.store.spool import Spool
 
 logger = logging.getLogger(__name__)
@@ -104,34 +103,17 @@ def span_to_row(span: ReadableSpan, exported_ns: int | None = None) -> dict[str,
     }
 
 
-_COLUMN_TYPES = "{" + ", ".join(
-    f"'{c}': '{'BIGINT' if c.endswith('_ns') else 'VARCHAR'}'" for c in schema.SPAN_COLUMNS) + "}"
-_INSERT_FROM_FILE = (f"INSERT INTO spans ({', '.join(schema.SPAN_COLUMNS)}) "
-                     f"SELECT {', '.join(schema.SPAN_COLUMNS)} FROM read_json(?, "
-                     f"format = 'newline_delimited', columns = {_COLUMN_TYPES}, "
-                     f"maximum_object_size = 268435456) ON CONFLICT DO NOTHING")
+_INSERT_SQL = (f"INSERT INTO spans ({', '.join(schema.SPAN_COLUMNS)}) "
+               f"SELECT {', '.join(schema.SPAN_COLUMNS)} FROM {{rel}} ON CONFLICT DO NOTHING")
 
 
 def insert_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Insert span rows in one statement; spans already stored are left as they are.
-
-    Rows go through a temporary JSON-lines file read by DuckDB itself: parameter binding from
-    Python costs tens of milliseconds per row, which a busy agent would feel.
-    """
-    if not rows:
-        return
-    fd, tmp = tempfile.mkstemp(prefix="agentchaos-spans-", suffix=".jsonl")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for r in rows:
-                f.write(dumps({c: r.get(c) for c in schema.SPAN_COLUMNS}))
-                f.write("\n")
-        conn.execute(_INSERT_FROM_FILE, [tmp])
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    """Insert span rows in one statement; spans already stored are left as they are."""
+    unique: dict[tuple[Any, Any], Sequence[Any]] = {}
+    for r in rows:  # a statement may not hit one key twice, and spool + batch can overlap
+        unique.setdefault((r.get("trace_id"), r.get("span_id")), [r.get(c) for c in schema.SPAN_COLUMNS])
+    if unique:
+        bulk_execute(conn, _INSERT_SQL, schema.SPAN_COLUMNS, list(unique.values()))
 
 
 def write_span_rows(path: str, rows: Sequence[Mapping[str, Any]], spool: Spool, *,

@@ -15,6 +15,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.instrumentation.instrumentor import BaseInstrumentor
 
+from agentchaos_otel import attributes as A
 from agentchaos_otel.inject import binding, install
 from agentchaos_otel.inject.binding import EpisodeState
 from agentchaos_otel.inject.plan import resolve_plan
@@ -38,6 +39,21 @@ def add_episode_processor(provider: Any) -> bool:
     return True
 
 
+SANITIZE_ENV = "OTEL_INSTRUMENTATION_HTTP_CAPTURE_HEADERS_SANITIZE_FIELDS"
+
+
+def protect_auth_headers() -> None:
+    """Make OTel's HTTP instrumentations redact auth headers even if all headers are captured.
+
+    OTel reads this variable when an HTTP instrumentation is enabled, so calling this before
+    (which ``configure`` and the instrumentor do) covers instrumentations enabled afterwards.
+    """
+    current = [f.strip() for f in os.environ.get(SANITIZE_ENV, "").split(",") if f.strip()]
+    missing = [h for h in A.SECRET_HEADER_NAMES if h not in {c.lower() for c in current}]
+    if missing:
+        os.environ[SANITIZE_ENV] = ",".join(current + missing)
+
+
 def seed_from_env(default: int = 0) -> int:
     raw = os.environ.get(ENV_SEED, "").strip()
     if not raw:
@@ -56,6 +72,7 @@ class AgentChaosInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         return ()
 
     def _instrument(self, **kwargs: Any) -> None:
+        protect_auth_headers()
         provider = kwargs.get("tracer_provider") or trace.get_tracer_provider()
         add_episode_processor(provider)
         plan = kwargs.get("plan", os.environ.get(ENV_PLAN))

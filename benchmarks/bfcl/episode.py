@@ -8,6 +8,7 @@ pair faults the same steps of the same task however episodes are scheduled.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,16 +43,16 @@ def _episode_factory() -> Any:
     return episode
 
 
-def tool_caller(env: BfclEnv, condition: str, seed: int, task_id: str) -> CallTool:
-    """``call_tool`` that runs the API for real and lets the injector decide what is shown."""
-    try:
-        from agentchaos_otel.inject.tools import ToolFaultInjector
-    except ImportError:
-        if condition in NO_FAULT_CONDITIONS:
-            return lambda name, args, call_id: env.execute(name, args)
-        raise
+def tool_caller(env: BfclEnv, condition: str, seed: int, task_id: str, *,
+                tracer_provider: Any = None, **injector_options: Any) -> CallTool:
+    """``call_tool`` that runs the API for real and lets the injector decide what is shown.
 
-    injector = ToolFaultInjector(condition, seed=seed, episode_key=task_id)
+    Every call gets an ``execute_tool`` span, faulted or not, so clean episodes are traced too.
+    """
+    from agentchaos_otel.inject.tools import ToolFaultInjector
+
+    injector = ToolFaultInjector(condition, seed=seed, episode_key=task_id,
+                                 tracer_provider=tracer_provider, **injector_options)
     injector.wrap(env.tool_functions())
 
     def call(name: str, args: dict[str, Any], call_id: str | None) -> Any:
@@ -68,12 +69,16 @@ def make_client(base_url: str, api_key: str, *, max_retries: int = 2, timeout: f
 def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, base_url: str | None = None,
                      model: str, api_key: str = "sk-unused", temperature: float = 0.0,
                      step_cap: int = DEFAULT_STEP_CAP, plan: Any = None, client: Any = None,
-                     simulated: bool | None = None) -> EpisodeResult:
+                     simulated: bool | None = None, tracer_provider: Any = None,
+                     injector_options: dict[str, Any] | None = None,
+                     on_run: Callable[[AgentRun], None] | None = None) -> EpisodeResult:
     """Run and grade one episode; never raises for anything the model or the faults do.
 
     ``condition`` is a tool-result condition (``none``, ``independent``, ``bursty``,
     ``persistent``); ``plan`` an optional LLM-response fault plan applied by the transport
-    injector. Pass ``client`` to reuse one ``openai.OpenAI`` across episodes.
+    injector. Pass ``client`` to reuse one ``openai.OpenAI`` across episodes;
+    ``injector_options`` go to ``ToolFaultInjector`` (``kinds``, ``rate``); ``on_run`` receives
+    the finished :class:`AgentRun` (conversation and executed calls) for inspection.
     """
     task = get_task(task) if isinstance(task, str) else task
     cond = "none" if condition in NO_FAULT_CONDITIONS else str(condition)
@@ -86,10 +91,11 @@ def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, 
     run = AgentRun()
     verdict = GradeResult(False, "not_run")
     with episode(task_id=task.id, plan=plan, seed=seed, condition=cond, agent_name=AGENT_NAME,
-                 simulated=sim) as ep:
+                 simulated=sim, tracer_provider=tracer_provider) as ep:
         try:
             env = BfclEnv(task)
-            call_tool = tool_caller(env, cond, seed, task.id)
+            call_tool = tool_caller(env, cond, seed, task.id, tracer_provider=tracer_provider,
+                                    **(injector_options or {}))
             run = run_agent(task, client, model, env=env, call_tool=call_tool,
                             temperature=temperature, step_cap=step_cap)
             verdict = grade(task, run.executed)
@@ -98,6 +104,8 @@ def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, 
             verdict = GradeResult(False, "harness_error", run.error)
         error = run.error
         ep.set_outcome(success=verdict.valid, error=error)
+    if on_run is not None:
+        on_run(run)
     return EpisodeResult(task_id=task.id, condition=cond, seed=seed, success=verdict.valid,
                          n_steps=run.n_llm_calls, n_tool_calls=run.n_tool_calls, error=error,
                          grade_error_type=None if verdict.valid else verdict.error_type,

@@ -257,7 +257,8 @@ def _build_task(entry: dict[str, Any], answer: dict[str, Any], category: str) ->
 def _load(category: str) -> tuple[BfclTask, ...]:
     root = _data_root()
     entries = _read_jsonl(root / f"{VERSION_PREFIX}_{category}.json")
-    answers = {a["id"]: a for a in _read_jsonl(root / "possible_answer" / f"{VERSION_PREFIX}_{category}.json")}
+    answer_file = root / "possible_answer" / f"{VERSION_PREFIX}_{category}.json"
+    answers = {a["id"]: a for a in _read_jsonl(answer_file)}
     return tuple(_build_task(e, answers[e["id"]], category) for e in entries)
 
 

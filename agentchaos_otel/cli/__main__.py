@@ -1,0 +1,3 @@
+from agentchaos_otel.cli.main import main
+
+main()

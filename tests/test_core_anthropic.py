@@ -1,0 +1,90 @@
+"""The Anthropic Messages API as a second wire format: recognised, faulted and annotated."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx2
+import pytest
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.inject.transport import ChaosTransport
+from agentchaos_otel.trace.episode import episode
+
+
+def _message(tool: bool) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": "Let me look that up for you in the weather service."}]
+    if tool:
+        content.append({"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Oslo"}})
+    return {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sim", "content": content,
+            "stop_reason": "tool_use" if tool else "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": 12, "output_tokens": 30}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """A loopback stand-in for the Anthropic API (simulated; shapes follow the public docs)."""
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+    def do_POST(self) -> None:  # noqa: N802
+        req = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        body = json.dumps(_message("tool" in req["messages"][-1]["content"])).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("request-id", "req_sim_1")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def anthropic_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1/messages"
+    server.shutdown()
+    server.server_close()
+
+
+def _post(url: str, provider: Any, plan: str, text: str) -> httpx2.Response:
+    with httpx2.Client(transport=ChaosTransport(httpx2.HTTPTransport(), tracer_provider=provider)) as client:
+        with episode("anth", plan=plan, tracer_provider=provider):
+            return client.post(url, headers={"anthropic-version": "2023-06-01", "x-api-key": "sk-ant-secret"},
+                               json={"model": "claude-sim", "max_tokens": 100,
+                                     "messages": [{"role": "user", "content": text}]})
+
+
+def test_content_fault_on_anthropic_message(anthropic_url: str, memory_tracing: Any) -> None:
+    provider, exporter = memory_tracing
+    r = _post(anthropic_url, provider, "llm_truncate_single", "hello")
+    body = r.json()
+    assert body["stop_reason"] == "max_tokens" and r.headers["request-id"] == "req_sim_1"
+    (span,) = [s for s in exporter.get_finished_spans() if s.name.startswith("chat")]
+    assert span.attributes[A.GEN_AI_PROVIDER_NAME] == "anthropic"
+    assert span.attributes[A.FAULT_TYPE] == "truncate" and span.attributes[A.FAULT_CHANGED] is True
+    assert list(span.attributes[A.GEN_AI_RESPONSE_FINISH_REASONS]) == ["max_tokens"]
+    assert span.attributes[A.GEN_AI_USAGE_INPUT_TOKENS] == 12
+
+
+def test_tool_fault_on_anthropic_tool_use(anthropic_url: str, memory_tracing: Any) -> None:
+    provider, exporter = memory_tracing
+    r = _post(anthropic_url, provider, "tool_schema_single", "tool please")
+    (block,) = [b for b in r.json()["content"] if b["type"] == "tool_use"]
+    assert block["input"] == {"wrong_param": "unexpected_value"}
+    (span,) = [s for s in exporter.get_finished_spans() if s.name.startswith("chat")]
+    assert span.attributes[A.RESPONSE_TOOL_CALL_COUNT] == 1
+    assert span.attributes[A.RESPONSE_TOOL_ARGS_SCHEMA_VALID] is True  # no tools declared in the request
+
+
+def test_http_fault_uses_anthropic_error_shape(anthropic_url: str, memory_tracing: Any) -> None:
+    provider, _ = memory_tracing
+    r = _post(anthropic_url, provider, "http_429", "hello")
+    assert r.status_code == 429
+    body = r.json()
+    assert body["type"] == "error" and body["error"]["type"] == "rate_limit_error"
+    assert r.headers["retry-after"]
