@@ -7,11 +7,12 @@ predicted type, step accuracy the predicted step, joint both. Intervals resample
 
 from __future__ import annotations
 
-import random
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from agentchaos_otel.store.model import EpisodeTrace, FaultLabel
 from diagnosers.base import Diagnoser, Diagnosis, diagnose_episodes
@@ -66,23 +67,22 @@ class Scores:
 
 
 def _bootstrap(flags: Sequence[tuple[bool, bool, bool]], n_boot: int, seed: int) -> list[Interval]:
+    """Point estimates and percentile intervals from resampling episodes with replacement."""
     n = len(flags)
     if n == 0:
         return [Interval(0.0, 0.0, 0.0)] * 3
-    point = [sum(f[i] for f in flags) / n for i in range(3)]
-    rng = random.Random(seed)
-    samples: list[list[float]] = [[], [], []]
-    for _ in range(n_boot):
-        idx = [rng.randrange(n) for _ in range(n)]
-        for i in range(3):
-            samples[i].append(sum(flags[j][i] for j in idx) / n)
-    out = []
-    for i in range(3):
-        s = sorted(samples[i])
-        lo = s[int(0.025 * (len(s) - 1))] if s else point[i]
-        hi = s[int(round(0.975 * (len(s) - 1)))] if s else point[i]
-        out.append(Interval(point[i], lo, hi))
-    return out
+    arr = np.asarray(flags, dtype=float)
+    point = arr.mean(axis=0)
+    if n_boot <= 0:
+        return [Interval(float(p), float(p), float(p)) for p in point]
+    rng = np.random.default_rng(seed)
+    means = np.empty((n_boot, 3))
+    for start in range(0, n_boot, 250):  # chunks keep memory flat for large corpora
+        stop = min(n_boot, start + 250)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        means[start:stop] = arr[idx].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5], axis=0)
+    return [Interval(float(point[i]), float(lo[i]), float(hi[i])) for i in range(3)]
 
 
 def score(method: str, truths: Mapping[str, FaultLabel], diagnoses: Sequence[Diagnosis], *,

@@ -17,7 +17,7 @@ from typing import Any
 import joblib
 import numpy as np
 import sklearn
-from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.ensemble import RandomForestClassifier
 
 from agentchaos_otel.store.model import EpisodeTrace
 from diagnosers.base import Diagnosis, none_found
@@ -61,7 +61,7 @@ class TrainReport:
 
 
 def train(episodes: Sequence[EpisodeTrace], *, seed: int = 0,
-          max_iter: int = 200) -> tuple[LearnedDiagnoser, TrainReport]:
+          n_estimators: int = 150) -> tuple[LearnedDiagnoser, TrainReport]:
     """Fit on unblinded labelled episodes (labels from ground truth, features from the blind view)."""
     X: list[list[float]] = []
     y: list[str] = []
@@ -74,8 +74,9 @@ def train(episodes: Sequence[EpisodeTrace], *, seed: int = 0,
     classes = sorted(set(y))
     if len(classes) < 2:
         raise ValueError("training data needs faulted and clean steps (only one class found)")
-    clf = HistGradientBoostingClassifier(max_iter=max_iter, learning_rate=0.1, random_state=seed,
-                                         early_stopping=False)
+    # A forest: robust to unscaled, mostly binary features and quick to fit on tens of thousands
+    # of steps; the fixed seed makes the saved model reproducible.
+    clf = RandomForestClassifier(n_estimators=n_estimators, min_samples_leaf=1, random_state=seed, n_jobs=1)
     clf.fit(np.asarray(X, dtype=float), np.asarray(y))
     model = LearnedDiagnoser(clf, list(FEATURE_NAMES))
     return model, TrainReport(len(episodes), len(y), sum(1 for v in y if v != NONE_LABEL), classes)
@@ -94,10 +95,23 @@ class LearnedDiagnoser:
         self.classes = [str(c) for c in model.classes_]
 
     def diagnose(self, episode: EpisodeTrace) -> Diagnosis:
-        if not episode.steps:
+        return self.diagnose_many([episode])[0]
+
+    def diagnose_many(self, episodes: Sequence[EpisodeTrace]) -> list[Diagnosis]:
+        """One predict call for all steps of all episodes: a forest's per-call overhead dominates."""
+        views = [EpisodeView(ep) for ep in episodes]
+        rows = [episode_features(v) for v in views]
+        flat = [r for rs in rows for r in rs]
+        proba_all = self.model.predict_proba(np.asarray(flat, dtype=float)) if flat else np.zeros((0, 1))
+        out, at = [], 0
+        for ep, view, rs in zip(episodes, views, rows, strict=True):
+            out.append(self._pick(ep, view, proba_all[at:at + len(rs)]))
+            at += len(rs)
+        return out
+
+    def _pick(self, episode: EpisodeTrace, view: EpisodeView, proba: np.ndarray) -> Diagnosis:
+        if not len(proba):
             return none_found(episode, self.name, "episode has no steps")
-        view = EpisodeView(episode)
-        proba = self.model.predict_proba(np.asarray(episode_features(view), dtype=float))
         none_col = self.classes.index(NONE_LABEL) if NONE_LABEL in self.classes else None
         p_fault = 1.0 - proba[:, none_col] if none_col is not None else proba.max(axis=1)
         hits = np.flatnonzero(p_fault >= 0.5)
@@ -111,11 +125,10 @@ class LearnedDiagnoser:
         label = self.classes[int(np.argmax(row))]
         ftype, target = split_class_label(label)
         o = view.obs[i]
-        conf = float(p_fault[i] * row.max() / max(1e-9, p_fault[i]))
         evidence = (f"step {o.step} `{o.name}`: fault probability {p_fault[i]:.2f}, "
                     f"most likely {label} ({row.max():.2f})")
         return Diagnosis(episode.trace_id, episode.task_id, self.name, ftype, target, o.step, o.span_id,
-                         min(1.0, conf), evidence, "model")
+                         float(min(1.0, row.max())), evidence, "model")
 
     # -- persistence ---------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str], **meta: Any) -> None:

@@ -263,6 +263,8 @@ class ToolReference:
     json_results: int
     nonempty_results: int
     text_results: int
+    from_later: bool = False  # the norm comes from calls after this one (this is the first call)
+    support: int = 0  # clean calls sharing the norm's key set
 
 
 class EpisodeView:
@@ -296,12 +298,14 @@ class EpisodeView:
         earlier = [c for c in calls if c.index < o.index and self._clean(c)]
         pool = earlier or [c for c in calls if self._clean(c)]
         first = None
+        support = 0
         if pool:
             if earlier:
                 first = earlier[0]
             else:
-                common = Counter(c.result_keys for c in pool).most_common(1)[0][0]
+                common, _ = Counter(c.result_keys for c in pool).most_common(1)[0]
                 first = next(c for c in pool if c.result_keys == common)
+            support = sum(1 for c in pool if c.result_keys == first.result_keys)
         return ToolReference(
             keys=first.result_keys if first else None, shape=first.result_shape if first else None,
             numeric_strings=first.result_numeric_strings if first else None,
@@ -310,6 +314,7 @@ class EpisodeView:
             json_results=sum(1 for c in calls if c.result_is_json),
             nonempty_results=sum(1 for c in calls if not c.result_empty),
             text_results=sum(1 for c in calls if c.result_is_json is False and not c.result_empty),
+            from_later=not earlier, support=support,
         )
 
     def same_call_earlier(self, o: Observation) -> Observation | None:

@@ -192,7 +192,9 @@ def _replayed(o: Observation, v: EpisodeView) -> Finding | None:
     if o.response_id and o.response_id in v.earlier_response_ids(o):
         return Finding("stale", "content", 0.9, f"{_where(o)}: response id {o.response_id} seen before")
     prev = v.previous_llm(o)
-    if (prev is not None and o.response_digest and o.response_digest == prev.response_digest
+    # Without a response id only a repeated *text* reply counts: agents legitimately repeat a tool call.
+    if (prev is not None and not o.tool_call_count and o.content_length
+            and o.response_digest and o.response_digest == prev.response_digest
             and o.request_digest and prev.request_digest and o.request_digest != prev.request_digest
             and not any(c.result_is_error for c in v.obs[prev.index + 1:o.index])):
         return Finding("stale", "content", 0.3,
@@ -274,7 +276,13 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
         return Finding("truncated", "tool_result", 0.8, f"{_where(o)}: result lost keys ({lost}) "
                        f"vs other results of `{o.tool_name}`")
     if mine != theirs and (theirs - mine) and (mine - theirs):
+        mine_num, ref_num = o.result_numeric_strings or 0, ref.numeric_strings or 0
+        if ref.from_later and ref.support < 2 and mine_num <= ref_num:
+            return None  # one later call disagrees: that call is the odd one, it is judged against us
         new = ", ".join(sorted(mine - theirs)[:4])
+        if not ref.from_later and ref_num > mine_num:  # the earlier result looks like the renamed one
+            return Finding("key_rename", "tool_result", 0.3, f"{_where(o)}: keys differ ({new}) from an "
+                           f"earlier result of `{o.tool_name}`", strong=False)
         return Finding("key_rename", "tool_result", 0.8, f"{_where(o)}: unfamiliar keys ({new}) "
                        f"vs other results of `{o.tool_name}`")
     if (o.result_numeric_strings or 0) > (ref.numeric_strings or 0) and o.result_shape != ref.shape:

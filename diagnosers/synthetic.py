@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -507,3 +508,65 @@ def make_corpus(n_tasks: int = 20, seeds: int = 2, *, heldout: bool = False, inc
                 n = random.Random(f"len:{t}:{s}:{config}").randint(15, 30) if long else None
                 out.append(make_episode(f"task-{t:03d}", s, config, heldout=heldout, n_llm=n))
     return out
+
+
+# --- hand-built steps ----------------------------------------------------------------------------
+
+def llm_record(step: int, *, content: str | None = "Here is the answer.",
+               tool_calls: Sequence[tuple[str, Any]] = (), finish: str | None = None, ms: float = 800.0,
+               start_ns: int | None = None,
+               response_id: str | None = None, status_code: int | None = 200, error_type: str | None = None,
+               request_tools: list[dict[str, Any]] | None = None, fault: dict[str, Any] | None = None,
+               extra: dict[str, Any] | None = None) -> StepRecord:
+    """An LLM step with the attributes the transport records for this reply (SIMULATED)."""
+    start = start_ns if start_ns is not None else 1_000_000_000 + step * 2_000_000_000
+    attrs: dict[str, Any] = {A.GEN_AI_OPERATION_NAME: A.OP_CHAT, A.GEN_AI_REQUEST_MODEL: "sim-agent",
+                             A.STEP: step, A.REQUEST_DIGEST: signals.digest(f"req{step}"),
+                             A.FAULT_INJECTED: False}
+    status = "UNSET"
+    if error_type is not None or (status_code is not None and status_code >= 400):
+        status = "ERROR"
+        if status_code is not None:
+            attrs[A.RESPONSE_STATUS_CODE] = status_code
+        attrs[A.ERROR_TYPE] = error_type or str(status_code)
+    else:
+        calls = [{"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": _arg_text(a)}}
+                 for i, (n, a) in enumerate(tool_calls)]
+        attrs.update(signals.content_signals(content))
+        declared = REQUEST_TOOLS if request_tools is None else request_tools
+        attrs.update(signals.tool_call_signals(calls, declared))
+        attrs[A.GEN_AI_RESPONSE_FINISH_REASONS] = [finish or ("tool_calls" if calls else "stop")]
+        attrs[A.GEN_AI_RESPONSE_ID] = response_id or f"chatcmpl-{step}"
+        attrs[A.RESPONSE_DIGEST] = signals.canonical_json_digest(
+            {"text": content or "", "tools": [[n, _arg_text(a)] for n, a in tool_calls]})
+        if status_code is not None:
+            attrs[A.RESPONSE_STATUS_CODE] = status_code
+    attrs.update(fault or {})
+    attrs.update(extra or {})
+    return StepRecord(step, f"span{step:04d}", "llm", "chat sim-agent", start, start + int(ms * 1e6), status,
+                      attrs.get(A.ERROR_TYPE), attrs)
+
+
+def tool_record(step: int, name: str, result: Any, *, args: dict[str, Any] | None = None, ms: float = 5.0,
+                start_ns: int | None = None, fault: dict[str, Any] | None = None) -> StepRecord:
+    """A tool step with the attributes the tool injector records for this result (SIMULATED)."""
+    start = start_ns if start_ns is not None else 1_000_000_000 + step * 2_000_000_000
+    attrs: dict[str, Any] = {A.GEN_AI_OPERATION_NAME: A.OP_EXECUTE_TOOL, A.GEN_AI_TOOL_NAME: name,
+                             A.STEP: step, A.FAULT_INJECTED: False,
+                             A.TOOL_ARGS_DIGEST: signals.canonical_json_digest(args or {})}
+    attrs.update(signals.tool_result_signals(result))
+    attrs.update(fault or {})
+    return StepRecord(step, f"span{step:04d}", "tool", f"execute_tool {name}", start, start + int(ms * 1e6),
+                      "UNSET", None, attrs)
+
+
+def episode_of(steps: list[StepRecord], *, success: bool = False, task_id: str = "t1",
+               trace_id: str = "trace-1") -> EpisodeTrace:
+    return EpisodeTrace(trace_id=trace_id, task_id=task_id, steps=tuple(steps), success=success,
+                        attributes={A.SIMULATED: True})
+
+
+def fault_attrs(fault_type: str, target: str, *, changed: bool = True) -> dict[str, Any]:
+    """Ground-truth attributes as the injectors write them."""
+    return {A.FAULT_INJECTED: True, A.FAULT_TYPE: fault_type, A.FAULT_TARGET: target,
+            A.FAULT_CHANGED: changed, A.FAULT_EXPERIMENT: "hand-built"}

@@ -2,18 +2,20 @@
 
 It keeps one ``FeatureState`` per trace (one trace = one episode) and feeds it each LLM or tool
 span in ``on_end`` through the same ``FeatureState.update`` the offline extraction uses, after
-turning the span into the same blinded ``StepRecord`` the store would load, so live and offline
-scores agree exactly for the same steps.
+turning the span into a ``StepRecord`` holding the attributes the features read (never ground
+truth), and both score through ``FailurePredictor.score_vector``, so live and offline scores are
+bit-identical for the same steps.
 
 Ended spans are read-only, so a score is written where a span is still open:
 
 - on the next LLM or tool span of the episode, at its start: ``agentchaos.predictor.score`` is the
   score of the prefix the agent had when it began that step (``agentchaos.predictor.step`` names
-  the last step of that prefix);
+  the last step of that prefix), plus ``agentchaos.predictor.alarm`` once the episode has alarmed;
 - on the episode's root ``invoke_agent`` span, which stays open until the episode ends: the
-  latest score, and once the threshold is crossed ``agentchaos.predictor.alarm`` plus one
-  ``failure_predicted`` event carrying the score, step and threshold. The user callback is called
-  at the same moment, once per episode.
+  latest score (so the root ends with the score of the whole episode), ``agentchaos.predictor.alarm``
+  (false until the threshold is crossed) and, at the crossing, one ``failure_predicted`` event
+  carrying the score, step and threshold. The user callback is called at the same moment, once
+  per episode.
 
 Steps are taken in the order their spans end; for an agent that runs tools concurrently this can
 differ from start order, and the retry window then follows end order.
@@ -73,11 +75,8 @@ def step_from_span(span: ReadableSpan, default_step: int) -> StepRecord | None:
         return None
     step = attrs.get(A.STEP)
     ctx = span.context
-    observed = {}
-    for key in OBSERVED_KEYS:
-        value = attrs.get(key)
-        if value is not None:
-            observed[key] = value
+    every = dict(attrs)  # one pass over the SDK mapping is cheaper than a lookup per key
+    observed = {key: every[key] for key in OBSERVED_KEYS if key in every}
     return StepRecord(
         step=step if isinstance(step, int) and not isinstance(step, bool) else default_step,
         span_id=format(ctx.span_id, "016x") if ctx is not None else "",
@@ -189,9 +188,10 @@ class LivePredictorProcessor(SpanProcessor):
             if ep is None or ep.last_score is None:
                 return
             score, step, alarmed = ep.last_score, ep.last_step, ep.alarmed
-        span.set_attribute(A.PREDICTOR_SCORE, score)
-        span.set_attribute(A.PREDICTOR_STEP, step if step is not None else -1)
-        span.set_attribute(A.PREDICTOR_ALARM, alarmed)
+        marks: dict[str, Any] = {A.PREDICTOR_SCORE: score, A.PREDICTOR_STEP: step if step is not None else -1}
+        if alarmed:
+            marks[A.PREDICTOR_ALARM] = True
+        span.set_attributes(marks)
 
     def _on_end(self, span: ReadableSpan) -> None:
         ctx = span.context
@@ -219,14 +219,15 @@ class LivePredictorProcessor(SpanProcessor):
             ep.history.append((record.step, score))
             if ep.task_id is None and attrs.get(A.TASK_ID) is not None:
                 ep.task_id = str(attrs.get(A.TASK_ID))
-            alarmed_before = ep.alarmed
-            crossed = not alarmed_before and self.predictor.alarms(score)
+            first = len(ep.history) == 1
+            crossed = not ep.alarmed and self.predictor.alarms(score)
             ep.alarmed = ep.alarmed or crossed
             root, task_id = ep.root, ep.task_id
         if root is not None and root.is_recording():
-            root.set_attribute(A.PREDICTOR_SCORE, score)
-            root.set_attribute(A.PREDICTOR_STEP, record.step)
-            root.set_attribute(A.PREDICTOR_ALARM, crossed or alarmed_before)
+            if first or crossed:
+                root.set_attributes({A.PREDICTOR_SCORE: score, A.PREDICTOR_ALARM: crossed})
+            else:
+                root.set_attribute(A.PREDICTOR_SCORE, score)
             if crossed:
                 root.add_event(A.EVENT_FAILURE_PREDICTED, {
                     A.PREDICTOR_SCORE: score, A.PREDICTOR_STEP: record.step,

@@ -27,8 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import StandardScaler
 
 from agentchaos_otel.store.model import EpisodeTrace
 from predictors.features import FeatureState, feature_names, has_logprobs, prefix_features, prefix_table
@@ -226,6 +224,10 @@ def _episode_weights(episodes: Sequence[EpisodeTrace], ep_index: Sequence[int], 
 def fit_predictor(train: Sequence[EpisodeTrace], feature_set: str, *, seed: int = 0, C: float = 1.0
                   ) -> FailurePredictor:
     """Fit scaler + logistic regression on every step prefix of the training episodes."""
+    # Imported here: scoring (and so the live processor) never needs scikit-learn.
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
     names = feature_names(feature_set)
     train = labelled(train)
     n_fail = sum(1 for e in train if e.success is False)

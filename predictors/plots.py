@@ -15,6 +15,9 @@ from matplotlib.figure import Figure
 from predictors import published
 from predictors.evaluate import Comparison
 
+# One colour per feature set in every plot, so the ROC and the histogram read together.
+COLORS = {"external": "C0", "entropy": "C1", "both": "C2"}
+
 
 def _title(cmp: Comparison, what: str) -> str:
     return f"{what} (SIMULATED corpus)" if cmp.simulated else what
@@ -31,7 +34,8 @@ def plot_roc(cmp: Comparison, path: str | Path) -> Path:
             continue
         auc = ev.metrics.auroc
         pub = published.PREDICTOR[name].auroc
-        ax.step(fpr, tpr, where="post", label=f"{name}: AUROC {auc:.3f} (published {pub:.3f})")
+        ax.step(fpr, tpr, where="post", color=COLORS.get(name),
+                label=f"{name}: AUROC {auc:.3f} (published {pub:.3f})")
     ax.axvline(cmp.false_alarm_target, color="0.5", linestyle="--", linewidth=0.8,
                label=f"{cmp.false_alarm_target:.0%} false alarms")
     ax.set_xlabel("false alarm rate (successful episodes)")
@@ -53,7 +57,8 @@ def plot_lead_histogram(cmp: Comparison, path: str | Path) -> Path:
     if leads:
         top = max(max(v) for v in leads.values())
         bins = [b - 0.5 for b in range(top + 2)]
-        ax.hist(list(leads.values()), bins=bins, label=[f"{k} (n={len(v)})" for k, v in leads.items()])
+        ax.hist(list(leads.values()), bins=bins, color=[COLORS.get(k, "C7") for k in leads],
+                label=[f"{k} (n={len(v)})" for k, v in leads.items()])
         ax.legend(fontsize=8)
     else:
         ax.text(0.5, 0.5, "no failed test episode raised an alarm", ha="center", va="center",

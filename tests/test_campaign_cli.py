@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from agentchaos_otel.campaign.cli import app, parse_conditions, parse_seeds, report_app
 from agentchaos_otel.campaign.runner import campaign_runs
+from benchmarks.bfcl import bfcl_available
 
 runner = CliRunner()
 
@@ -62,6 +63,7 @@ def test_reference_campaign_then_report_end_to_end(tmp_path: Path) -> None:
     (["campaign", "run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--tasks", "1",
       "--api-key-env", "AGENTCHAOS_TEST_UNSET_KEY"], "AGENTCHAOS_TEST_UNSET_KEY is not set"),
     (["campaign", "sanity", "--conditions", "bogus_fault"], "unknown fault"),
+    (["campaign", "run", "--agent", "bfcl", "--conditions", "none,llm_error_single"], "tool conditions only"),
     (["campaign", "runs", "/nonexistent/traces.duckdb"], "no such file"),
     (["report", "/nonexistent/traces.duckdb"], "no such trace file"),
 ])
@@ -103,3 +105,21 @@ def test_seed_and_condition_parsing() -> None:
     conds = parse_conditions("catalog")
     assert conds[0] == "none" and len(conds) == 66
     assert parse_conditions("none, bursty,none") == ["none", "bursty"]
+
+
+@pytest.mark.skipif(not bfcl_available(), reason="bfcl-eval is not installed")
+def test_bfcl_campaign_records_its_episodes_once(tmp_path: Path) -> None:
+    db = tmp_path / "bfcl.duckdb"
+    args = ["campaign", "run", "--agent", "bfcl", "--tasks", "1", "--conditions", "none,bursty", "--seeds",
+            "0",
+            "--workers", "2", "--db", str(db), "--no-progress"]
+    result = runner.invoke(mounted(), args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout.strip().splitlines()[-1])["ran"] == 2
+    from agentchaos_otel.store.episodes import load_episodes
+
+    eps = load_episodes(str(db), blind=False)
+    assert sorted((e.task_id, e.condition) for e in eps) == [("multi_turn_base_0", "bursty"),
+                                                             ("multi_turn_base_0", "none")]
+    again = runner.invoke(mounted(), args)
+    assert json.loads(again.stdout.strip().splitlines()[-1])["skipped_finished"] == 2

@@ -301,7 +301,9 @@ def test_invalid_arguments_become_a_valid_placeholder() -> None:
 
 
 def test_arguments_without_strings_are_left_byte_identical() -> None:
-    assert transform_arguments('{"a":1,"b":[true,null]}', str.upper, "{}") == '{"a":1,"b":[true,null]}'
+    original = '{ "a":1,\n  "b":[true,null] }'
+    assert transform_arguments(original, str.upper, "{}") == original
+    assert transform_arguments('{ "a":"x" }', str.upper, "{}") == '{"a":"X"}'
 
 
 def test_arguments_sent_as_an_object_stay_an_object() -> None:

@@ -12,6 +12,8 @@ from typing import Any
 import openai
 import pytest
 
+from agentchaos_otel.faults.anthropic import apply_response_fault as anthropic_fault
+from agentchaos_otel.faults.anthropic import assemble_anthropic_message
 from agentchaos_otel.faults.catalog import get_fault
 from agentchaos_otel.faults.stream import (
     DONE,
@@ -413,3 +415,64 @@ def test_stream_faulter_refuses_non_stream_specs() -> None:
     bad = get_fault("stream_corrupt").variant("stream_corrupt_bad", params={"mode": "rot13"})
     with pytest.raises(ValueError, match="corruption mode"):
         StreamFaulter(bad, random.Random(0))
+
+
+# --- Anthropic Messages streams -----------------------------------------------------------------
+def _anthropic_event(kind: str, data: dict[str, Any]) -> bytes:
+    return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
+
+
+def anthropic_stream() -> bytes:
+    """A streamed Messages response with a text block and a tool_use block, as the API sends it."""
+    parts = [
+        _anthropic_event("message_start", {"message": {
+            "id": "msg_014p7gG3wDgGV9EUtLvnow3U", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929", "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": 472, "output_tokens": 2}}}),
+        _anthropic_event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+        b'event: ping\ndata: {"type": "ping"}\n\n',
+        _anthropic_event("content_block_delta", {"index": 0, "delta": {"type": "text_delta",
+                                                                       "text": "Let me "}}),
+        _anthropic_event("content_block_delta", {"index": 0, "delta": {"type": "text_delta",
+                                                                       "text": "check the weather."}}),
+        _anthropic_event("content_block_stop", {"index": 0}),
+        _anthropic_event("content_block_start", {"index": 1, "content_block": {
+            "type": "tool_use", "id": "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "name": "get_weather", "input": {}}}),
+    ]
+    for piece in ['{"location":', ' "San Fra', 'ncisco, CA"', ', "unit": "fahrenheit"}']:
+        parts.append(_anthropic_event("content_block_delta", {"index": 1, "delta": {
+            "type": "input_json_delta", "partial_json": piece}}))
+    parts += [
+        _anthropic_event("content_block_stop", {"index": 1}),
+        _anthropic_event("message_delta", {"delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                                           "usage": {"output_tokens": 89}}),
+        _anthropic_event("message_stop", {}),
+    ]
+    return b"".join(parts)
+
+
+def test_assemble_anthropic_stream() -> None:
+    body = assemble_anthropic_message(parse_all(anthropic_stream()))
+    assert body["id"] == "msg_014p7gG3wDgGV9EUtLvnow3U" and body["model"] == "claude-sonnet-4-5-20250929"
+    assert body["content"] == [
+        {"type": "text", "text": "Let me check the weather."},
+        {"type": "tool_use", "id": "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "name": "get_weather",
+         "input": {"location": "San Francisco, CA", "unit": "fahrenheit"}}]
+    assert body["stop_reason"] == "tool_use" and body["usage"] == {"input_tokens": 472, "output_tokens": 89}
+    out = anthropic_fault(get_fault("tool_schema_single"), body, rng=random.Random(0))
+    assert out["content"][1]["input"] == {"wrong_param": "unexpected_value"}
+
+
+def test_cut_anthropic_stream_keeps_the_partial_tool_input_visible() -> None:
+    raw = anthropic_stream()
+    cut = raw[: raw.index(b"ncisco, CA")]
+    cut = cut[: cut.rindex(b"event: content_block_delta")]
+    body = assemble_anthropic_message(parse_all(cut))
+    assert body["content"][1]["input"] == '{"location": "San Fra' and body["stop_reason"] is None
+
+
+def test_openai_stream_faults_leave_anthropic_events_alone() -> None:
+    raw = anthropic_stream()
+    for name in ("stream_cut", "stream_truncate", "stream_corrupt", "stream_drop_tool_calls"):
+        items, faulter = run(name, raw)
+        assert seen(items) == raw and not faulter.changed

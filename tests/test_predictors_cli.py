@@ -37,7 +37,7 @@ def _null_model(folder: Path) -> Path:
 @pytest.fixture(scope="module")
 def corpus_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("corpus")
-    return write_corpus(folder / "traces.duckdb", synthetic_corpus(40, 1))
+    return write_corpus(folder / "traces.duckdb", synthetic_corpus(30, 1))
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -47,7 +47,7 @@ def run(*args: str) -> tuple[int, str, str]:
 
 def test_corpus_round_trips_through_the_store(corpus_db: Path) -> None:
     eps = load_episodes(corpus_db)
-    assert len(eps) == 120
+    assert len(eps) == 90
     assert {e.success for e in eps} == {True, False}
     assert all(e.task_id and e.task_id.startswith("task") for e in eps)
 
@@ -67,7 +67,7 @@ def test_train_then_score_writes_predictions(corpus_db: Path, tmp_path: Path) ->
         steps = conn.execute("SELECT count(*) FROM steps").fetchone()[0]
         one = conn.execute("SELECT trace_id, step, score FROM predictions ORDER BY trace_id, step LIMIT 3"
                            ).fetchall()
-    assert rows == (steps, 120, True, True)
+    assert rows == (steps, 90, True, True)
     ep = next(e for e in load_episodes(corpus_db) if e.trace_id == one[0][0])
     assert [r[2] for r in one] == pytest.approx(p.score_prefixes(ep)[:3])
     # Scoring again replaces this model's rows instead of duplicating them.
@@ -77,7 +77,7 @@ def test_train_then_score_writes_predictions(corpus_db: Path, tmp_path: Path) ->
 
 
 def test_evaluate_compares_three_sets_with_plots_and_json(corpus_db: Path, tmp_path: Path) -> None:
-    code, out, err = run("evaluate", corpus_db, "--bootstrap", "100", "--plots", tmp_path / "plots",
+    code, out, err = run("evaluate", corpus_db, "--bootstrap", "30", "--plots", tmp_path / "plots",
                          "--json", tmp_path / "r.json")
     assert code == 0, err
     assert "SIMULATED" in out
@@ -95,9 +95,9 @@ def test_evaluate_compares_three_sets_with_plots_and_json(corpus_db: Path, tmp_p
 def test_evaluate_a_saved_model(corpus_db: Path, tmp_path: Path) -> None:
     model = tmp_path / "m.json"
     assert run("train", corpus_db, "--out", model)[0] == 0
-    code, out, err = run("evaluate", corpus_db, "--model", model, "--bootstrap", "50")
+    code, out, err = run("evaluate", corpus_db, "--model", model, "--bootstrap", "20")
     assert code == 0, err
-    assert "AUROC" in out and "120 episodes" in out and "SIMULATED" in out
+    assert "AUROC" in out and "90 episodes" in out and "SIMULATED" in out
 
 
 @pytest.mark.parametrize("args", [
@@ -106,11 +106,15 @@ def test_evaluate_a_saved_model(corpus_db: Path, tmp_path: Path) -> None:
     ("evaluate", "{db}", "--model", "{missing}"),
     ("score", "{db}", "--model", "{garbage}"),
     ("score", "{garbage}", "--model", "{garbage}"),
+    ("evaluate", "{empty}"),
+    ("train", "{db}", "--out", "{missing}/sub/m.json"),
 ])
 def test_bad_arguments_give_one_line_and_non_zero_exit(corpus_db: Path, tmp_path: Path, args: tuple) -> None:
     garbage = tmp_path / "garbage.bin"
     garbage.write_bytes(b"\x00not a model or a database" * 20)
-    subst = {"missing": tmp_path / "missing.duckdb", "db": corpus_db, "garbage": garbage}
+    empty = tmp_path / "empty.duckdb"
+    duckdb.connect(str(empty)).close()
+    subst = {"missing": tmp_path / "missing.duckdb", "db": corpus_db, "garbage": garbage, "empty": empty}
     code, out, err = run(*[a.format(**subst) for a in args])
     assert code != 0
     assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err

@@ -96,7 +96,7 @@ def test_evaluate_predictor_on_held_out_tasks(corpus: list) -> None:
 
 
 def test_comparison_of_three_feature_sets(corpus: list) -> None:
-    cmp = compare_feature_sets(corpus, seed=0, n_boot=100)
+    cmp = compare_feature_sets(corpus, seed=0, n_boot=30)
     assert set(cmp.evaluations) == {"external", "entropy", "both"}
     assert cmp.simulated
     test_ids = {e.trace_id for e in cmp.split.test}

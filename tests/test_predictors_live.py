@@ -208,3 +208,26 @@ def test_processor_loads_a_model_file_and_ignores_other_spans(tmp_path: Path, pi
     assert pipe.live.history(tid) == []
     assert span_step_kind("chat m", {}) is None
     assert span_step_kind("x", {A.OI_SPAN_KIND: "llm"}) == "llm"
+
+
+def test_spans_outside_any_episode_are_still_scored(pipeline_factory: Any) -> None:
+    pipe = pipeline_factory(error_count_predictor(0.5))
+    ep = _errors_episode(2)
+    with pipe.tracer.start_as_current_span("handler") as parent:
+        for s in ep.steps:
+            pipe.emit(s)
+    tid = format(parent.get_span_context().trace_id, "032x")
+    assert [step for step, _ in pipe.live.history(tid)] == list(range(8))   # numbered in end order
+    assert [(a.trace_id, a.task_id, a.step) for a in pipe.alarms] == [(tid, None, 3)]
+
+
+def test_open_trace_limit_retires_the_oldest(pipeline_factory: Any) -> None:
+    pipe = pipeline_factory(error_count_predictor(0.5))
+    pipe.live._max_open = 2
+    tids = []
+    for _ in range(3):
+        with pipe.tracer.start_as_current_span("handler") as parent:
+            pipe.emit(_errors_episode(0).steps[0])
+        tids.append(format(parent.get_span_context().trace_id, "032x"))
+    assert len(pipe.live._open) == 2
+    assert all(len(pipe.live.history(t)) == 1 for t in tids)             # the retired one is still queryable

@@ -160,3 +160,39 @@ def test_model_file_with_other_features_is_refused(tmp_path, corpus: list) -> No
     (tmp_path / "m.json").write_text(json.dumps(data))
     with pytest.raises(PredictorDataError, match="retrain"):
         FailurePredictor.load(tmp_path / "m.json")
+
+
+def test_validation_without_successful_episodes_is_a_clear_error(corpus: list) -> None:
+    from predictors.model import calibrate
+
+    split = split_by_task(corpus, seed=0)
+    p = fit_predictor(split.train, "external")
+    failed_only = [e for e in split.validation if not e.success]
+    with pytest.raises(PredictorDataError, match="no successful episode"):
+        calibrate(p, failed_only)
+
+
+def test_constant_features_do_not_break_fitting() -> None:
+    # Every episode looks the same from outside: the fit must still work and score them equally.
+    eps = [episode([llm_step(0), tool_step(1, "mkdir")], success=(i // 6) % 2 == 0, task_id=f"t{i % 6}",
+                   trace_id=str(i), simulated=False) for i in range(24)]
+    p, split = train(eps, "external")
+    scores = {round(max(p.score_prefixes(e)), 12) for e in split.test}
+    assert len(scores) == 1
+    scale = dict(zip(p.names, p.scale, strict=True))
+    assert scale["tool_errors"] == 1.0 and scale["retries"] == 1.0     # zero variance: left unscaled
+
+
+def test_non_finite_attribute_values_are_ignored() -> None:
+    from agentchaos_otel import attributes as A
+
+    weird = [llm_step(0, extra={A.GEN_AI_USAGE_INPUT_TOKENS: float("nan"),
+                                A.LOGPROBS_ENTROPY_MEAN: float("inf")}), tool_step(1)]
+    p = FailurePredictor("external", *_unit_params("external"))
+    assert all(0.0 <= s <= 1.0 for s in p.score_prefixes(episode(weird)))
+
+
+def _unit_params(feature_set: str) -> tuple:
+    names = FEATURE_SETS[feature_set]
+    n = len(names)
+    return names, [0.0] * n, [1.0] * n, [0.1] * n, 0.0, 0.5

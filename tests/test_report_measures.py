@@ -211,3 +211,22 @@ def test_logistic_fit_stays_finite_under_separation() -> None:
     y = np.array([1.0, 1.0, 0.0, 0.0, 0.0])
     beta = M.fit_logistic(x, y)
     assert np.all(np.isfinite(beta)) and beta[1] < -3
+
+
+def test_llm_and_tool_faults_of_the_same_type_are_kept_apart() -> None:
+    eps = []
+    for t in range(40):
+        eps.append(episode(f"t{t}", "none", 0, t % 4 != 0, [llm(), tool("a", "1"), llm(0)]))
+        # Tool timeouts: retried and mildly harmful; LLM timeouts: always fatal.
+        eps.append(episode(f"t{t}", "independent", 0, t % 3 != 0,
+                           [llm(), tool("a", "1", fault="timeout"), llm(), tool("a", "1"), llm(0)]))
+        eps.append(episode(f"t{t}", "llm_timeout_single", 0, t % 10 == 0,
+                           [llm(1, fault="timeout"), tool("a", "1"), llm(0)]))
+    single = M.single_fault_success(eps, resamples=50)
+    assert single["timeout"].value == pytest.approx(26 / 40)
+    assert single["llm/timeout"].value == pytest.approx(4 / 40)
+    assert set(M.retry_rates(eps)) == {"timeout", "unfaulted"}
+    c = M.type_contributions(eps, resamples=100)
+    assert c.types == ("llm/timeout", "timeout")
+    assert c.effects["llm/timeout"].value < c.effects["timeout"].value < 0
+    assert set(M.abandonment(eps)) == {"timeout", "llm/timeout", "clean"}

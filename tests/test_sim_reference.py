@@ -160,6 +160,23 @@ async def test_async_and_streaming_agree_with_sync(clean_server: SimulatedModelS
     assert [e.arguments for e in sync_run.tool_log] == [e.arguments for e in async_run.tool_log]
 
 
+async def test_concurrent_episodes_match_sequential_ones() -> None:
+    """The server is stateless, so interleaving many episodes must not change any of them."""
+    import asyncio
+
+    policy = ReferencePolicy(mistake_rate=0.2, retry_on_error=0.5, give_up_rate=0.2)
+    tasks = reference_tasks(12, seed=21, min_subtasks=2, max_subtasks=6)
+    with SimulatedModelServer(policy, seed=8) as srv:
+        with client_for(srv) as client:
+            sequential = [run_reference_agent(client, t, model=MODEL) for t in tasks]
+        async with openai.AsyncOpenAI(api_key="k", base_url=srv.base_url, max_retries=0) as aclient:
+            concurrent = await asyncio.gather(*[run_reference_agent_async(aclient, t, model=MODEL)
+                                                for t in tasks])
+    assert [(r.success, r.final_text, r.llm_calls) for r in concurrent] == \
+        [(r.success, r.final_text, r.llm_calls) for r in sequential]
+    assert 0 < sum(r.success for r in sequential) < len(tasks)  # mistakes make some fail
+
+
 async def test_async_agent_awaits_async_tools(clean_server: SimulatedModelServer) -> None:
     async def get_population_async(city: str) -> dict[str, Any]:
         return get_population(city)

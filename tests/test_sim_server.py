@@ -38,6 +38,8 @@ class EchoPolicy:
                                     ("get_population", {"city": "Porto"})], uncertainty=u)
         if text.startswith("RANDOM"):
             return Turn(content=f"{TEXT} Lucky number {rng.randint(0, 10**9)}.", uncertainty=u)
+        if text.startswith("LONG"):
+            return Turn(content=TEXT * 2000)
         if text.startswith("FAIL"):
             raise RuntimeError("policy bug")
         return Turn(content=TEXT, uncertainty=u)
@@ -384,3 +386,18 @@ def test_base_url_requires_running_server() -> None:
         _ = srv.base_url
     with srv:
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/v1", srv.base_url)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_client_hanging_up_mid_response_is_quiet(server: SimulatedModelServer, client: openai.OpenAI,
+                                                 capfd: pytest.CaptureFixture[str], stream: bool) -> None:
+    body = json.dumps({"model": "sim-echo", "messages": msgs("LONG"), "stream": stream}).encode()
+    for _ in range(3):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+            s.sendall((f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n"
+                       "Content-Type: application/json\r\n\r\n").encode() + body)
+            assert s.recv(64).startswith(b"HTTP/1.1 200")
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    r = client.chat.completions.create(model="sim-echo", messages=msgs("hello"))
+    assert r.choices[0].message.content == TEXT
+    assert "Traceback" not in capfd.readouterr().err

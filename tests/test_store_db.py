@@ -131,6 +131,13 @@ def test_missing_and_empty_files(tmp_path: Path) -> None:
     duckdb.connect(str(empty)).close()
     with pytest.raises(StoreError, match="empty database"):
         connect(empty)
+    zero = tmp_path / "zero.duckdb"
+    zero.touch()  # e.g. from mkstemp: readers call it empty, writers initialise it
+    with pytest.raises(StoreError, match="empty database"):
+        connect(zero)
+    connect(zero, read_only=False).close()
+    with open_store(zero) as conn:
+        assert conn.execute("SELECT count(*) FROM spans").fetchone() == (0,)
 
 
 def test_store_error_is_value_error() -> None:

@@ -112,7 +112,7 @@ def test_env_path_and_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     cls = ep.load()
     assert cls is DuckDBSpanExporter
     exp = cls()
-    assert exp.path == str(db)
+    assert exp.path == str(db)  # tmp_path is absolute already
     tp = TracerProvider()
     tp.add_span_processor(BatchSpanProcessor(exp))
     with tp.get_tracer("t").start_as_current_span("x"):
@@ -124,7 +124,7 @@ def test_env_path_and_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def test_default_path_without_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AGENTCHAOS_DB", raising=False)
     monkeypatch.chdir(tmp_path)
-    assert DuckDBSpanExporter().path == "traces.duckdb"
+    assert DuckDBSpanExporter().path == str(tmp_path / "traces.duckdb")
 
 
 def test_export_after_shutdown_fails(tmp_path: Path) -> None:
@@ -235,3 +235,10 @@ def test_read_in_same_process_while_exporting(tmp_path: Path) -> None:
     assert seen and seen == sorted(seen)
     assert count(db) == 61
     assert not spool_path(db).exists()
+
+
+def test_missing_directories_are_created(tmp_path: Path) -> None:
+    db = tmp_path / "runs" / "r1" / "traces.duckdb"
+    with provider(db) as (tracer, _, _):
+        emit_episode(tracer, "t", [Step("llm")])
+    assert count(db) == 2

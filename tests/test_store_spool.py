@@ -156,15 +156,21 @@ def test_unreadable_spool_lines_are_kept_aside(tmp_path: Path, caplog: pytest.Lo
     assert any("unreadable spool line" in r.getMessage() for r in caplog.records)
 
 
-def test_spool_row_the_database_refuses_does_not_block_new_batches(tmp_path: Path) -> None:
+def test_spool_row_the_database_refuses_does_not_block_new_batches(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     db = tmp_path / "t.duckdb"
     spans = episode_spans("a")
     broken = {**span_to_row(spans[0]), "trace_id": None}  # violates NOT NULL
     Spool(db).append([broken])
     exp = DuckDBSpanExporter(db)
-    assert exp.export(spans) == SpanExportResult.SUCCESS
+    with caplog.at_level(logging.ERROR):
+        assert exp.export(spans[:2]) == SpanExportResult.SUCCESS
+        assert exp.export(spans[2:]) == SpanExportResult.SUCCESS
     assert count(db) == len(spans)
-    assert spool_lines(db) == 1  # kept for inspection, not dropped
+    assert not spool_path(db).exists()
+    rejected = Path(str(db) + ".spool.rejected.jsonl").read_text().splitlines()
+    assert [json.loads(line)["span_id"] for line in rejected] == [broken["span_id"]]  # kept, not dropped
+    assert len(errors(caplog)) == 1 and "refused" in errors(caplog)[0].getMessage()
 
 
 def test_concurrent_appends_and_claims_lose_nothing(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -377,3 +378,45 @@ def test_faults_round_trip_through_the_duckdb_store(tmp_path: Path) -> None:
     [blind] = load_episodes(db, blind=True)
     assert not any(A.is_ground_truth(k) for s in blind.steps for k in s.attributes)
     assert all(A.TOOL_RESULT_DIGEST in s.attributes for s in blind.steps)
+
+
+def test_concurrent_episodes_keep_their_own_injector_and_schedule(memory_tracing: Tracing) -> None:
+    provider, exporter = memory_tracing
+
+    async def one(i: int) -> list[dict[str, Any]]:
+        async with episode(f"task-{i}", seed=i, condition="bursty", tracer_provider=provider):
+            inj = ToolFaultInjector.for_current_episode(tracer_provider=provider)
+            tool = inj.wrap(get_order)
+            for j in range(40):
+                tool(order_id=j)
+                await asyncio.sleep(0)
+            return inj.fault_log
+
+    async def main() -> list[list[dict[str, Any]]]:
+        return await asyncio.gather(*(one(i) for i in range(12)))
+
+    logs = asyncio.run(main())
+    for i, log in enumerate(logs):
+        alone = _episode_results("bursty", i, f"task-{i}", calls=40)[1]
+        assert [(r["step"], r["kind"], r["digest_after"]) for r in log] == [
+            (r["step"], r["kind"], r["digest_after"]) for r in alone]
+        assert [r["episode_step"] for r in log] == [r["step"] for r in log]
+    spans = tool_spans(exporter)
+    by_task: dict[str, list[int]] = {}
+    for s in spans:
+        by_task.setdefault(str((s.attributes or {})[A.TASK_ID]), []).append((s.attributes or {})[A.STEP])
+    assert all(sorted(steps) == list(range(40)) for steps in by_task.values()) and len(by_task) == 12
+    assert any(logs), "bursty over 12 x 40 calls fires somewhere"
+
+
+def test_threads_sharing_one_injector_get_distinct_steps() -> None:
+    inj = ToolFaultInjector("independent", rate=0.5, seed=1)
+    tool = inj.wrap(get_order)
+    threads = [threading.Thread(target=lambda: [tool(order_id=k) for k in range(50)]) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert inj.calls == 200
+    steps = [r["step"] for r in inj.fault_log]
+    assert len(steps) == len(set(steps)) and 60 < len(steps) < 140

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,24 +93,28 @@ class AgentSetup:
     opens_episode: bool
 
 
-def _tool_injector_wrap(tools: dict[str, Callable[..., Any]], spec: EpisodeSpec) -> dict[str, Callable[..., Any]]:
-    """The agent's tools behind the tool-result injector for tool conditions, else untouched.
+Tools = dict[str, Callable[..., Any]]
 
-    Keyed by task id so a (condition, seed) faults the same calls of the same task however
-    the campaign schedules episodes.
+
+def _tool_injector_wrap(tools: Tools, spec: EpisodeSpec) -> Tools:
+    """The agent's tools behind the tool-result injector, in every condition.
+
+    Clean and LLM-fault episodes go through it too (condition ``none``) so their tool calls are
+    traced like the faulted ones: the retry and abandonment baselines are measured on them.
+    Keyed by task id so a (condition, seed) faults the same calls of the same task however the
+    campaign schedules episodes.
     """
-    if spec.condition not in TOOL_CONDITIONS or spec.condition == CLEAN:
-        return tools
     from agentchaos_otel.inject.tools import ToolFaultInjector
 
-    return ToolFaultInjector(spec.condition, seed=spec.seed, episode_key=spec.task_id).wrap(dict(tools))
+    condition = spec.condition if spec.condition in TOOL_CONDITIONS else CLEAN
+    return ToolFaultInjector(condition, seed=spec.seed, episode_key=spec.task_id).wrap(dict(tools))
 
 
-def reference_agent(tasks: str, seed: int = 0) -> AgentSetup:
+def reference_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None) -> AgentSetup:
     from agentchaos_otel.sim.reference_agent import ReferencePolicy, run_reference_agent
     from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, reference_tasks
 
-    n = 50 if tasks == "all" else _count(tasks)
+    n = 200 if tasks == "all" else _count(tasks)  # generated tasks: "all" = the study's 200
     by_id = {t.task_id: t for t in reference_tasks(n, seed)}
 
     def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
@@ -123,9 +128,15 @@ def reference_agent(tasks: str, seed: int = 0) -> AgentSetup:
     return AgentSetup("reference", list(by_id), ReferencePolicy(mistake_rate=0.05), make, opens_episode=False)
 
 
-def bfcl_agent(tasks: str, seed: int = 0) -> AgentSetup:
+def bfcl_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None) -> AgentSetup:
     from benchmarks.bfcl import UNAVAILABLE_REASON, bfcl_available
 
+    llm_plans = [c for c in conditions or [] if c not in TOOL_CONDITIONS]
+    if llm_plans:
+        # run_bfcl_episode labels its root span with the tool condition only, so an LLM-plan
+        # episode would be stored as 'none' and pollute the clean baseline and the resume keys.
+        raise ValueError(f"--agent bfcl runs tool conditions only ({', '.join(TOOL_CONDITIONS)}); "
+                         f"got {', '.join(llm_plans[:3])}")
     if not bfcl_available():
         raise ValueError(UNAVAILABLE_REASON)
     from benchmarks.bfcl.episode import run_bfcl_episode
@@ -134,20 +145,21 @@ def bfcl_agent(tasks: str, seed: int = 0) -> AgentSetup:
 
     every = [t.id for t in load_tasks()]
     ids = every if tasks == "all" else (every[:_count(tasks)] if tasks.isdigit() else resolve_task_ids(tasks))
+    unknown = sorted(set(ids) - set(every))
+    if unknown:
+        raise ValueError(f"unknown BFCL task id(s): {', '.join(unknown[:5])}")
 
     def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
         def run_one(spec: EpisodeSpec) -> Any:
-            tool_cond = spec.condition if spec.condition in TOOL_CONDITIONS else CLEAN
-            plan = None if spec.condition in TOOL_CONDITIONS else spec.condition
-            return run_bfcl_episode(spec.task_id, condition=tool_cond, seed=spec.seed, model=model,
-                                    client=client,
-                                    plan=plan)
+            return run_bfcl_episode(spec.task_id, condition=spec.condition, seed=spec.seed, model=model,
+                                    client=client)
         return run_one
 
     return AgentSetup("bfcl", ids, BfclSimPolicy(load_tasks(ids=ids), seed=seed), make, opens_episode=True)
 
 
-AGENTS: dict[str, Callable[[str, int], AgentSetup]] = {"reference": reference_agent, "bfcl": bfcl_agent}
+AGENTS: dict[str, Callable[[str, int, list[str]], AgentSetup]] = {"reference": reference_agent,
+                                                                  "bfcl": bfcl_agent}
 
 
 def _count(tasks: str) -> int:
@@ -225,6 +237,7 @@ def run_cmd(
     """Run a campaign; episodes already in the trace file are skipped, so re-running resumes."""
     from agentchaos_otel.campaign.runner import CampaignConfig, finished_episodes
     from agentchaos_otel.campaign.sanity import run_sanity
+    from agentchaos_otel.store.db import StoreError
 
     console = Console(stderr=True)
     try:
@@ -240,7 +253,7 @@ def run_cmd(
             for c in report.failures:
                 typer.echo(f"FAIL  {c.name}: {c.detail}", err=True)
             raise ValueError(f"{len(report.failures)} sanity check(s) failed; the campaign did not start")
-        setup = AGENTS[agent](tasks, seed_list[0])
+        setup = AGENTS[agent](tasks, seed_list[0], conds)
         finished_episodes(db)  # an unreadable file fails here, before anything is started
     except typer.Exit:
         raise
@@ -253,8 +266,8 @@ def run_cmd(
                                     workers=workers, db=db, simulated=sim,
                                     extra={"base_url": None if sim else url, "model": mdl})
             result = execute(config, setup, url, mdl, key, console=console, progress=progress)
-    except ValueError as exc:
-        _fail(str(exc))
+    except (ValueError, OSError, StoreError) as exc:
+        _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     label = " (SIMULATED model)" if config.simulated else ""
     typer.echo(json.dumps({"run_id": result.run_id, "simulated": config.simulated, **result.counts}))
     console.print(f"campaign {result.run_id} done{label}: {result.counts}")
@@ -317,7 +330,7 @@ def report_command(
     if as_json:
         typer.echo(json.dumps(R.to_json(measures), indent=2, default=str))
     else:
-        R.render_terminal(measures, Console())
+        R.render_terminal(measures, Console(width=None if sys.stdout.isatty() else 200))
     if page is not None:
         typer.echo(f"wrote {page}", err=as_json)
 

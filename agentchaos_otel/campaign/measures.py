@@ -90,8 +90,39 @@ def is_faulted(step: StepRecord) -> bool:
     return bool(step.get(A.FAULT_INJECTED)) and bool(step.get(A.FAULT_CHANGED, True))
 
 
+LLM_PREFIX = "llm/"
+
+
+def fault_key(fault_type: str, target: str | None) -> str:
+    """The name a fault is reported under.
+
+    LLM-response and tool-result faults share type labels (``timeout``, ``empty``) but are
+    different interventions, so faults on the LLM response are reported as ``llm/<type>``;
+    tool-result faults keep the study's plain names, which the published figures use.
+    """
+    if target in (None, A.TARGET_TOOL_RESULT):
+        return fault_type
+    return f"{LLM_PREFIX}{fault_type}"
+
+
+def family(key: str) -> str:
+    return "llm" if key.startswith(LLM_PREFIX) else "tool"
+
+
+def episode_fault_keys(ep: EpisodeTrace) -> list[str]:
+    return [fault_key(f.fault_type, f.target) for f in ep.faults()]
+
+
+def n_moves(ep: EpisodeTrace) -> int:
+    """The study's "steps": model calls (each with the tool calls it asked for).
+
+    Traces holding only tool spans count each tool call as a move.
+    """
+    return len(ep.llm_steps) or len(ep.steps)
+
+
 def fault_counts(ep: EpisodeTrace) -> Counter[str]:
-    return Counter(f.fault_type for f in ep.faults())
+    return Counter(episode_fault_keys(ep))
 
 
 def in_impact_set(ep: EpisodeTrace, clean: str = CLEAN) -> bool:
@@ -152,7 +183,7 @@ def condition_summaries(episodes: Sequence[EpisodeTrace], *, seed: int = 0,
             crashes=sum(crashed(e) for e in eps), triggered=sum(trig),
             fired_not_changed=sum(f and not t for f, t in zip(fired, trig, strict=True)),
             no_fault=sum(not f for f in fired),
-            steps_per_episode=float(np.mean([len(e.steps) for e in eps])),
+            steps_per_episode=float(np.mean([n_moves(e) for e in eps])),
             tool_calls_per_episode=float(np.mean([len(e.tool_steps) for e in eps])),
         )
     return out
@@ -223,7 +254,7 @@ class Contributions:
 
 def _design(eps: Sequence[EpisodeTrace], types: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     counts = [fault_counts(e) for e in eps]
-    x = np.array([[c.get(t, 0) for t in types] + [len(e.steps)] for c, e in zip(counts, eps, strict=True)],
+    x = np.array([[c.get(t, 0) for t in types] + [n_moves(e)] for c, e in zip(counts, eps, strict=True)],
                  dtype=float)
     y = np.array([1 if e.success else 0 for e in eps], dtype=int)
     return x, y
@@ -233,73 +264,110 @@ def _sigmoid(z: np.ndarray | float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(np.asarray(z, dtype=float), -35.0, 35.0)))
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, max_iter: int = 100) -> np.ndarray:
+def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, max_iter: int = 100,
+                 weights: np.ndarray | None = None) -> np.ndarray:
     """Intercept and coefficients of a logistic regression by Newton-Raphson.
 
-    Written out rather than taken from scikit-learn because the bootstrap refits it thousands of
-    times on small designs, where a direct Newton solve is orders of magnitude cheaper. The weak
-    L2 penalty (intercept unpenalised) keeps the fit finite when a resample separates the classes
-    (a type seen only in failures) and leaves well-identified coefficients where they are.
+    ``weights`` may be one row of case weights or a (B, n) matrix of them, in which case B fits
+    run at once and a (B, k + 1) array comes back: a bootstrap resample is exactly a fit with
+    multinomial case counts as weights, so thousands of resamples cost a few batched solves
+    instead of thousands of separate fits. The weak L2 penalty (intercept unpenalised) keeps a
+    fit finite when a resample separates the classes (a type seen only in failures) and leaves
+    well-identified coefficients where they are.
     """
     design = np.column_stack([np.ones(len(x)), x])
-    beta = np.zeros(design.shape[1])
-    ridge = np.full(design.shape[1], l2)
+    w = np.ones((1, len(x))) if weights is None else np.atleast_2d(np.asarray(weights, dtype=float))
+    k = design.shape[1]
+    ridge = np.full(k, l2)
     ridge[0] = 0.0
+    beta = np.zeros((w.shape[0], k))
+    active = np.ones(w.shape[0], dtype=bool)
     for _ in range(max_iter):
-        p = _sigmoid(design @ beta)
-        grad = design.T @ (y - p) - ridge * beta
-        hess = (design * (p * (1 - p))[:, None]).T @ design + np.diag(ridge) + 1e-9 * np.eye(len(beta))
-        step = np.linalg.solve(hess, grad)
-        beta += step
-        if np.max(np.abs(step)) < 1e-8:
+        b, wa = beta[active], w[active]
+        p = _sigmoid(b @ design.T)
+        grad = (wa * (y - p)) @ design - ridge * b
+        curv = wa * p * (1 - p)
+        hess = (design.T[None] * curv[:, None, :]) @ design + np.diag(ridge + 1e-9)
+        step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        beta[active] = b + step
+        done = np.max(np.abs(step), axis=1) < 1e-7
+        idx = np.flatnonzero(active)
+        active[idx[done]] = False
+        if not active.any():
             break
-    return beta
+    return beta[0] if weights is None or np.ndim(weights) == 1 else beta
 
 
-def _marginal_effects(x: np.ndarray, y: np.ndarray, n_types: int) -> np.ndarray | None:
+def _effects(beta: np.ndarray, x_mean: np.ndarray, n_types: int) -> np.ndarray:
     """One more fault of type k at the mean covariates: sigma(eta_bar + b_k) - sigma(eta_bar)."""
-    if len(np.unique(y)) < 2:
-        return None
+    beta = np.atleast_2d(beta)
+    eta_bar = beta[:, 0] + beta[:, 1:] @ x_mean
+    return _sigmoid(eta_bar[:, None] + beta[:, 1:1 + n_types]) - _sigmoid(eta_bar)[:, None]
+
+
+def _standardise_steps(x: np.ndarray) -> np.ndarray:
+    """The step count, standardised so the penalty treats every column alike."""
     x = x.copy()
-    sd = x[:, -1].std()  # the step count, standardised so the penalty treats columns alike
+    sd = x[:, -1].std()
     if sd > 0:
         x[:, -1] = (x[:, -1] - x[:, -1].mean()) / sd
-    beta = fit_logistic(x, y.astype(float))
-    eta_bar = float(beta[0] + x.mean(axis=0) @ beta[1:])
-    return _sigmoid(eta_bar + beta[1:1 + n_types]) - _sigmoid(eta_bar)
+    return x
 
 
 def type_contributions(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: int = 0,
                        resamples: int = DEFAULT_RESAMPLES) -> Contributions:
-    """Logistic regression of success on per-type fault counts plus the number of steps.
+    """Logistic regression of success on per-type fault counts plus the number of moves.
 
     Fault types mix within an episode, so the condition-level drop is an average over types; the
-    regression separates them. The interval comes from resampling episodes and refitting;
-    resamples in which one outcome is absent cannot be fitted and are skipped (reported).
+    regression separates them. Tool-result and LLM-response faults are fitted separately (each
+    with the clean episodes): pooled, the near-certain failures of some LLM faults would move the
+    mean at which every effect is read. The interval comes from resampling episodes and
+    refitting; resamples in which one outcome is absent cannot be fitted and are skipped.
     """
-    eps = [e for e in scored(episodes) if in_impact_set(e, clean)]
-    types = tuple(sorted({t for e in eps for t in fault_counts(e)}))
-    if not types:
-        return Contributions((), {}, len(eps), 0, "no triggered faults: nothing to attribute")
+    pool = [e for e in scored(episodes) if in_impact_set(e, clean)]
+    keys = {k for e in pool for k in fault_counts(e)}
+    if not keys:
+        return Contributions((), {}, len(pool), 0, "no triggered faults: nothing to attribute")
+    effects: dict[str, Estimate] = {}
+    notes, used, n_eps = [], [], 0
+    families = sorted({family(k) for k in keys}, key=lambda f: f != "tool")
+    for fam in families:
+        eps = [e for e in pool if all(family(k) == fam for k in fault_counts(e))]
+        types = tuple(sorted(k for k in keys if family(k) == fam))
+        part = _fit_family(eps, types, seed=seed, resamples=resamples, label=fam)
+        effects.update(part.effects)
+        n_eps += part.episodes
+        used.append(part.resamples_used)
+        if part.note:
+            notes.append(f"{fam} faults: {part.note}" if len(families) > 1 else part.note)
+    return Contributions(tuple(sorted(keys)), effects, n_eps, min(used), "; ".join(notes))
+
+
+def _fit_family(eps: Sequence[EpisodeTrace], types: tuple[str, ...], *, seed: int, resamples: int,
+                label: str) -> Contributions:
     x, y = _design(eps, types)
-    point = _marginal_effects(x, y, len(types))
-    if point is None:
+    if len(np.unique(y)) < 2:
         return Contributions(types, {}, len(eps), 0,
                              "every episode has the same outcome: the regression is not identified")
-    rng = _rng(seed, "contributions")
-    draws = []
-    for _ in range(resamples):
-        idx = rng.integers(0, len(eps), size=len(eps))
-        eff = _marginal_effects(x[idx], y[idx], len(types))
-        if eff is not None:
-            draws.append(eff)
-    boot = np.array(draws) if draws else np.empty((0, len(types)))
+    xs, yf = _standardise_steps(x), y.astype(float)
+    # Effects are evaluated at the full sample's mean covariates in every resample, so the
+    # interval reflects the uncertainty of the coefficients, not of where the mean lies.
+    x_mean = xs.mean(axis=0)
+    point = _effects(fit_logistic(xs, yf), x_mean, len(types))[0]
+    rng = _rng(seed, "contributions", label)
+    counts = rng.multinomial(len(eps), np.full(len(eps), 1.0 / len(eps)), size=resamples).astype(float)
+    # A resample holding one outcome only cannot be fitted; it is skipped and reported.
+    has_both = (counts @ yf > 0) & (counts @ (1 - yf) > 0)
+    boot = np.empty((0, len(types)))
+    if has_both.any():
+        boot = _effects(fit_logistic(xs, yf, weights=counts[has_both]), x_mean, len(types))
+    used = int(has_both.sum())
     effects = {}
     for k, t in enumerate(types):
-        lo, hi = _percentiles(boot[:, k]) if len(draws) else (None, None)
+        lo, hi = _percentiles(boot[:, k]) if used else (None, None)
         effects[t] = Estimate(float(point[k]), lo, hi, int((x[:, k] > 0).sum()))
-    note = "" if len(draws) == resamples else f"{resamples - len(draws)} resamples had one outcome only"
-    return Contributions(types, effects, len(eps), len(draws), note)
+    note = "" if used == resamples else f"{resamples - used} resamples had one outcome only"
+    return Contributions(types, effects, len(eps), used, note)
 
 
 # --- Single-fault success, retry, abandonment --------------------------------------------------
@@ -317,7 +385,7 @@ def single_fault_success(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN
         if is_clean(ep, clean):
             groups["clean"].append(1.0 if ep.success else 0.0)
         elif len(faults) == 1:
-            groups[faults[0].fault_type].append(1.0 if ep.success else 0.0)
+            groups[fault_key(faults[0].fault_type, faults[0].target)].append(1.0 if ep.success else 0.0)
     return {t: bootstrap_mean(v, seed=seed, label=f"single:{t}", resamples=resamples)
             for t, v in sorted(groups.items(), key=lambda kv: (kv[0] == "clean", kv[0]))}
 
@@ -397,7 +465,7 @@ def retry_rates(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
             if is_faulted(s):
                 if not impact:
                     continue
-                key = str(s.get(A.FAULT_TYPE))
+                key = fault_key(str(s.get(A.FAULT_TYPE)), s.get(A.FAULT_TARGET))
             elif s.get(A.FAULT_INJECTED):
                 continue  # fired without effect: neither a faulted nor a clean observation
             else:
@@ -451,7 +519,7 @@ def abandonment(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN) -> dict
         if len(faults) != 1:
             continue
         index = next(i for i, s in enumerate(ep.steps) if s.span_id == faults[0].span_id)
-        t = faults[0].fault_type
+        t = fault_key(faults[0].fault_type, faults[0].target)
         totals[t] += 1
         hits[t] += int(not ep.success and stopped_after(ep, index))
         partner = clean_by_key.get(pair_key(ep))

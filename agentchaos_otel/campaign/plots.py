@@ -74,8 +74,10 @@ def success_by_condition(m: StudyMeasures) -> Figure | None:
     conds = [c for c, s in m.conditions.items() if s.success.value is not None]
     if not conds:
         return None
-    fig = Figure(figsize=(10, 4))
-    ax1, ax2 = fig.subplots(1, 2, sharey=True)
+    # A catalog campaign has 66 conditions: the measured panel widens with them.
+    fig = Figure(figsize=(max(10.0, 6.0 + 0.3 * len(conds)), 4 + (1.5 if len(conds) > 8 else 0)))
+    ratios = [max(1.0, len(conds) / 4), max(1.0, len(conds) / 16)]
+    ax1, ax2 = fig.subplots(1, 2, sharey=True, width_ratios=ratios)
     est = [m.conditions[c].success for c in conds]
     _bars(ax1, conds, [100 * (e.value or 0) for e in est], color=MEASURED_COLOR, err=_err(est),
           ylabel="success (%)")
@@ -90,7 +92,7 @@ def paired_differences(m: StudyMeasures) -> Figure | None:
     conds = [c for c, d in m.paired.items() if d.difference.value is not None]
     if not conds:
         return None
-    fig = Figure(figsize=(10, 3.5))
+    fig = Figure(figsize=(10, max(3.5, 1.5 + 0.28 * len(conds))))
     ax1, ax2 = fig.subplots(1, 2, sharex=True)
     ds = [m.paired[c].difference for c in conds]
     _forest(ax1, conds, [100 * (d.value or 0) for d in ds],
@@ -127,10 +129,18 @@ def contributions(m: StudyMeasures) -> Figure | None:
     return _finish(fig, "Per-type contribution (logistic regression)", m)
 
 
-def _rate_values(rates: dict[str, Rate], reference: str) -> tuple[list[str], list[float]]:
-    keys = [k for k in rates if k != reference and rates[k].total]
-    keys += [reference] if reference in rates else []
-    return keys, [100 * (rates[k].value or 0.0) for k in keys]
+def _rate_values(rates: dict[str, Rate], reference: str, order: list[str]) -> tuple[list[str], list[float],
+                                                                                  list[int]]:
+    """Measured rates in the published figure's order (so the panels line up), reference last."""
+    keys = [k for k in order if k != reference and k in rates and rates[k].total]
+    keys += sorted(k for k in rates if k not in keys and k != reference and rates[k].total)
+    keys += [reference] if reference in rates and rates[reference].total else []
+    return keys, [100 * (rates[k].value or 0.0) for k in keys], [rates[k].total for k in keys]
+
+
+def _label_n(ax: Axes, totals: list[int]) -> None:
+    for x, n in enumerate(totals):
+        ax.annotate(f"n={n}", (x, 0), xytext=(0, 2), textcoords="offset points", ha="center", fontsize=7)
 
 
 def retry_and_abandonment(m: StudyMeasures) -> Figure | None:
@@ -138,13 +148,15 @@ def retry_and_abandonment(m: StudyMeasures) -> Figure | None:
         return None
     fig = Figure(figsize=(10, 7))
     (r1, r2), (a1, a2) = fig.subplots(2, 2)
-    keys, vals = _rate_values(m.retry, "unfaulted")
+    keys, vals, totals = _rate_values(m.retry, "unfaulted", list(P.RETRY_RATE))
     _bars(r1, keys, vals, color=MEASURED_COLOR, ylabel="retry within 3 moves (%)")
+    _label_n(r1, totals)
     r1.set_title(_measured_title("retry after a faulted step", m), fontsize=9)
     _bars(r2, list(P.RETRY_RATE), [v.value for v in P.RETRY_RATE.values()], color=PUBLISHED_COLOR)
     r2.set_title(_published_title("retry within 3 steps"), fontsize=9)
-    keys, vals = _rate_values(m.abandonment, "clean")
+    keys, vals, totals = _rate_values(m.abandonment, "clean", list(P.ABANDONMENT))
     _bars(a1, keys, vals, color=MEASURED_COLOR, ylabel="ends with text, no tool call (%)")
+    _label_n(a1, totals)
     a1.set_title(_measured_title("abandonment, single-fault episodes", m), fontsize=9)
     _bars(a2, list(P.ABANDONMENT), [v.value for v in P.ABANDONMENT.values()], color=PUBLISHED_COLOR)
     a2.set_title(_published_title("abandonment"), fontsize=9)

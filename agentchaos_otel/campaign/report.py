@@ -160,16 +160,21 @@ def render_terminal(m: StudyMeasures, console: Console) -> None:
                   rate(m.abandonment.get("clean")), pub(P.ABANDONMENT["clean"]))
         console.print(t)
 
-    t = Table(title=title("Measured burst structure (consecutive faulted steps)", m))
+    t = Table(title=title("Measured burst structure (consecutive faulted steps) and episode shape", m))
     for col in ("condition", "runs", "mean run length", "longest", "faulted steps", "per-step rate",
-                "published mean"):
+                "published mean", "moves/ep", "tool calls/ep"):
         t.add_column(col, justify="left" if col == "condition" else "right")
     for cond, b in m.bursts.items():
         pb = P.BURST_RUN_LENGTH.get(cond)
+        s = m.conditions.get(cond)
         t.add_row(cond, str(b.runs), "—" if b.mean is None else f"{b.mean:.2f}", str(b.longest),
                   f"{b.faulted_steps}/{b.eligible_steps}", pct(b.rate),
-                  "" if pb is None else f"{pb.value:.2f}")
+                  "" if pb is None else f"{pb.value:.2f}",
+                  "" if s is None else f"{s.steps_per_episode:.1f}",
+                  "" if s is None else f"{s.tool_calls_per_episode:.1f}")
     console.print(t)
+    console.print(f"published study: {P.STUDY_TOTALS['steps_per_episode']} moves and "
+                  f"{P.STUDY_TOTALS['tool_calls_per_episode']} tool calls per episode")
 
     if m.crashes:
         t = Table(title=title(f"Crashes ({len(m.crashes)}; published study: 0)", m))

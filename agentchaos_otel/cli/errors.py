@@ -24,7 +24,9 @@ def run_app(app: typer.Typer, prog: str, args: list[str] | None = None) -> int:
     """Run a typer app so usage errors and known failures print one line and exit non-zero."""
     command = typer.main.get_command(app)
     try:
-        command.main(args=args, prog_name=prog, standalone_mode=False)
+        result = command.main(args=args, prog_name=prog, standalone_mode=False)
+        if isinstance(result, int) and not isinstance(result, bool):
+            return result  # without standalone mode, an Exit's code comes back as the return value
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
     except typer.Abort:

@@ -96,20 +96,31 @@ def demo(
              api_key_env=api_key_env, console=console)
 
 
-def _mount_optional() -> None:
-    """Areas that live in their own packages add their commands here."""
-    import importlib
-
-    for module, name in (("agentchaos_otel.campaign.cli", "campaign"), ("agentchaos_otel.campaign.cli", "report"),
-                         ("predictors.cli", "predict"), ("diagnosers.cli", "diagnose")):
-        try:
-            mod = importlib.import_module(module)
-        except ImportError:
-            continue
-        sub = getattr(mod, f"{name}_app", None) or (getattr(mod, "app", None) if name != "report" else None)
-        if sub is not None:
-            app.add_typer(sub, name=name)
+_LAZY_AREAS = {
+    "campaign": ("agentchaos_otel.campaign.cli", "campaign_app", "Robustness campaigns: tasks x fault conditions x seeds."),
+    "report": ("agentchaos_otel.campaign.cli", "report_app", "Robustness report (tables, JSON, HTML plots) from a trace file."),
+    "predict": ("predictors.cli", "app", "Early failure warning from external signals and logprob entropy."),
+    "diagnose": ("diagnosers.cli", "app", "Name the fault type and step of every failed episode."),
+}
 
 
-_mount_optional()
+def _lazy_area(name: str, module: str, attr: str, help_text: str) -> None:
+    """Register a command that imports its area only when used, so startup stays fast."""
+
+    @app.command(name, help=help_text, add_help_option=False,
+                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    def _delegate(ctx: typer.Context) -> None:
+        import importlib
+
+        from agentchaos_otel.cli.errors import run_app
+
+        sub = getattr(importlib.import_module(module), attr)
+        code = run_app(sub, f"agentchaos {name}", list(ctx.args))
+        if code:
+            raise typer.Exit(code)
+
+
+for _name, (_module, _attr, _help) in _LAZY_AREAS.items():
+    _lazy_area(_name, _module, _attr, _help)
+
 main = entry(app, "agentchaos")

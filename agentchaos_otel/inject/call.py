@@ -82,6 +82,17 @@ def _decode(raw: bytes, encoding: str) -> bytes:
     raise ValueError(f"unsupported content-encoding {encoding!r}")
 
 
+def message_digest(provider: str, body: dict[str, Any]) -> str:
+    """Digest of what the agent reads from a completion (ids and timestamps left out).
+
+    Trigger verification compares these before and after a fault: a provider's fresh response id
+    or timestamp must not make an unchanged message look changed.
+    """
+    if provider == A.PROVIDER_ANTHROPIC:
+        return signals.canonical_json_digest([body.get("content"), body.get("stop_reason")])
+    return signals.canonical_json_digest(body.get("choices"))
+
+
 def _rewritten_headers(response: Any, body: bytes) -> list[tuple[bytes, bytes]]:
     """Original headers (request id, rate-limit headers...) minus those the new body invalidates."""
     kept = [(k, v) for k, v in response.headers.raw if k.decode("latin-1").lower() not in _DROP_ON_REWRITE]
@@ -279,7 +290,7 @@ class LLMCall:
             self.span.set_attributes(self.response_attrs)
             return Rewrite(None, raw)
         original_view = annotate.view(self.provider, body)
-        before = signals.canonical_json_digest(body)
+        before = message_digest(self.provider, body)
         self.span.set_attributes(annotate.original_attributes(original_view, before))
         new_body, delay = self._apply_response_fault(body, before)
         seen = new_body if new_body is not None else body
@@ -309,7 +320,7 @@ class LLMCall:
             state.release(rule)
             self.skip(f"{rule.spec.name} not applicable: {exc}")
             return None, 0.0
-        after = signals.canonical_json_digest(new_body)
+        after = message_digest(self.provider, new_body)
         delay = self._delay(rule)
         changed = after != before or (delay > 0 and rule.spec.fault_type == "latency")
         self._record(rule, changed, before, after)
@@ -322,7 +333,7 @@ class LLMCall:
             parser = sse.SSEParser()
             events = parser.feed(raw) + parser.close()
             body = sse.assemble_chat_completion(events)
-            before = signals.canonical_json_digest(body)
+            before = message_digest(self.provider, body)
             self.span.set_attributes(annotate.original_attributes(annotate.view_openai(body), before))
             new_body, delay = self._apply_response_fault(body, before)
             if self.state is not None:
@@ -433,11 +444,11 @@ class StreamProcessor:
         try:
             if self.faulter is not None and call.rule is not None:
                 up_body = sse.assemble_chat_completion(self.up_events) if self.openai else {}
-                before = signals.canonical_json_digest(up_body)
+                before = message_digest(call.provider, up_body)
                 call.span.set_attributes(annotate.original_attributes(annotate.view_openai(up_body), before))
                 changed = bool(getattr(self.faulter, "changed", True))
                 seen_body = sse.assemble_chat_completion(self.seen_events)
-                call._record(call.rule, changed, before, signals.canonical_json_digest(seen_body))
+                call._record(call.rule, changed, before, message_digest(call.provider, seen_body))
             self.seen_events.extend(self.seen.close())
             attrs: dict[str, Any] = {
                 A.RESPONSE_STREAM_CHUNKS: self.chunks,
@@ -453,7 +464,7 @@ class StreamProcessor:
                 attrs.update(call.response_attrs)
                 if self.faulter is None and call.rule is None:
                     call.span.set_attributes(annotate.original_attributes(
-                        annotate.view_openai(body), signals.canonical_json_digest(body)))
+                        annotate.view_openai(body), message_digest(call.provider, body)))
             call.span.set_attributes(attrs)
         except Exception as exc:
             call.skip(f"stream annotation error: {type(exc).__name__}: {exc}")

@@ -343,6 +343,13 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         """Silence the per-request stderr lines; tests and campaigns run thousands of requests."""
 
+    def handle(self) -> None:
+        """A client that hangs up mid-response (a cut stream, a timeout) is normal here, not an error."""
+        try:
+            super().handle()
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True
+
     # -- plumbing
     def _common_headers(self, request_id: str) -> None:
         self.send_header("x-request-id", request_id)

@@ -59,7 +59,10 @@ def _open(path: str, read_only: bool, timeout_s: float) -> duckdb.DuckDBPyConnec
     delay = 0.02
     while True:
         try:
-            return duckdb.connect(path, read_only=read_only)
+            conn = duckdb.connect(path, read_only=read_only)
+            # A progress bar on stdout would corrupt CLI output (and --json) on long queries.
+            conn.execute("SET enable_progress_bar = false")
+            return conn
         except duckdb.Error as exc:
             if _is_busy(exc):
                 if time.monotonic() + delay > deadline:
@@ -144,6 +147,8 @@ def connect(path: str | os.PathLike[str], read_only: bool = True, *,
     if read_only:
         if not Path(p).exists():
             raise StoreError(f"{p}: no such trace store")
+        if Path(p).is_file() and Path(p).stat().st_size == 0:
+            raise StoreError(f"{p}: empty database, no spans have been exported to it yet")
         conn = _open(p, True, timeout_s)
         try:
             info = read_version(conn)
@@ -167,6 +172,14 @@ def connect(path: str | os.PathLike[str], read_only: bool = True, *,
             if info[0] < schema.SCHEMA_VERSION:
                 raise
         return _open(p, True, timeout_s)
+    if Path(p).is_file() and Path(p).stat().st_size == 0:
+        Path(p).unlink()  # a zero-byte file (touch, mkstemp) holds nothing; DuckDB would call it corrupt
+    parent = Path(p).parent
+    if not parent.exists():
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{p}: cannot create directory ({exc.strerror})") from None
     conn = _open(p, False, timeout_s)
     try:
         ensure_schema(conn)

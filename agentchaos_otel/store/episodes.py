@@ -35,7 +35,7 @@ def _episode_rows(conn: duckdb.DuckDBPyConnection, trace_ids: Sequence[str] | No
            "FROM episodes WHERE TRUE")
     params: list[Any] = []
     if trace_ids is not None:
-        sql += " AND list_contains(?, trace_id)"
+        sql += " AND trace_id IN (SELECT unnest(?::VARCHAR[]))"
         params.append(list(trace_ids))
     if where:
         sql += f" AND ({where})"
@@ -43,13 +43,14 @@ def _episode_rows(conn: duckdb.DuckDBPyConnection, trace_ids: Sequence[str] | No
     return conn.execute(sql, params).fetchall()
 
 
-def _step_rows(conn: duckdb.DuckDBPyConnection, trace_ids: list[str]) -> dict[str, list[StepRecord]]:
-    rows = conn.execute(
-        "SELECT trace_id, step, span_id, kind, name, start_ns, end_ns, status_code, error_type, "
-        "attributes, events FROM steps WHERE list_contains(?, trace_id) "
-        "ORDER BY trace_id, step, start_ns, span_id",
-        [trace_ids],
-    ).fetchall()
+def _step_rows(conn: duckdb.DuckDBPyConnection, trace_ids: list[str] | None) -> dict[str, list[StepRecord]]:
+    sql = ("SELECT trace_id, step, span_id, kind, name, start_ns, end_ns, status_code, error_type, "
+           "attributes, events FROM steps")
+    params: list[Any] = []
+    if trace_ids is not None:  # a hash semi-join; list_contains would scan the list per row
+        sql += " WHERE trace_id IN (SELECT unnest(?::VARCHAR[]))"
+        params.append(trace_ids)
+    rows = conn.execute(sql + " ORDER BY trace_id, step, start_ns, span_id", params).fetchall()
     out: dict[str, list[StepRecord]] = defaultdict(list)
     for trace_id, step, span_id, kind, name, start, end, status, err, attrs, events in rows:
         out[trace_id].append(StepRecord(
@@ -73,7 +74,8 @@ def load_episodes(path: str | os.PathLike[str], *, blind: bool = True,
     with open_store(path) as conn:
         try:
             eps = _episode_rows(conn, trace_ids, where)
-            steps = _step_rows(conn, sorted({e[0] for e in eps}))
+            wanted = None if trace_ids is None and not where else sorted({e[0] for e in eps})
+            steps = _step_rows(conn, wanted)
         except duckdb.Error as exc:
             raise StoreError(f"{path}: cannot load episodes ({' '.join(str(exc).split())[:200]})") from None
     out = []

@@ -37,9 +37,19 @@ _path_locks_guard = threading.Lock()
 
 def _lock_for(path: str) -> threading.Lock:
     # Two exporters of one process on one file would otherwise race for DuckDB's write lock.
-    key = os.path.abspath(path)
     with _path_locks_guard:
-        return _path_locks.setdefault(key, threading.Lock())
+        return _path_locks.setdefault(path, threading.Lock())
+
+
+def _reset_locks_after_fork() -> None:
+    # A lock held by another thread at fork time would never be released in the child.
+    global _path_locks_guard
+    _path_locks.clear()
+    _path_locks_guard = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_locks_after_fork)
 
 
 def is_secret_key(key: str) -> bool:
@@ -116,6 +126,10 @@ def insert_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any
         bulk_execute(conn, _INSERT_SQL, schema.SPAN_COLUMNS, list(unique.values()))
 
 
+_DATA_ERRORS = (duckdb.ConstraintException, duckdb.ConversionException, duckdb.InvalidInputException,
+                duckdb.TypeMismatchException)
+
+
 def write_span_rows(path: str, rows: Sequence[Mapping[str, Any]], spool: Spool, *,
                     timeout_s: float) -> int:
     """Write rows, loading any spool first; returns how many spooled rows were loaded.
@@ -129,10 +143,16 @@ def write_span_rows(path: str, rows: Sequence[Mapping[str, Any]], spool: Spool, 
                 insert_rows(conn, [*spooled, *rows])
                 return len(spooled)
         except duckdb.Error as exc:
-            # A spooled row the database refuses must not block every later batch: write this
-            # batch alone and leave the spool for inspection.
-            logger.error("%s: could not load spool %s (%s); writing the new batch alone", path,
-                         spool.path, " ".join(str(exc).split())[:200])
+            # A spooled row the database refuses must not block every later batch: set the spool
+            # aside when the data is at fault, and write this batch alone.
+            reason = " ".join(str(exc).split())[:200]
+            if isinstance(exc, _DATA_ERRORS):
+                n = spool.reject_all()
+                logger.error("%s: %d spooled spans refused by the database (%s); moved to %s", path, n,
+                             reason, spool.rejected_path)
+            else:
+                logger.error("%s: could not load spool %s (%s); writing the new batch alone", path,
+                             spool.path, reason)
             try:
                 insert_rows(conn, rows)
             except duckdb.Error as exc2:
@@ -150,10 +170,10 @@ class DuckDBSpanExporter(SpanExporter):
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, lock_timeout_s: float = 2.0) -> None:
-        self.path = str(path) if path is not None else default_path()
+        # Absolute now, so a later chdir of the agent does not scatter spans over several files.
+        self.path = os.path.abspath(str(path) if path is not None else default_path())
         self.lock_timeout_s = lock_timeout_s
         self.spool = Spool(self.path)
-        self._lock = _lock_for(self.path)
         self._failing = False
         self._shutdown = False
 
@@ -162,14 +182,22 @@ class DuckDBSpanExporter(SpanExporter):
             logger.error("%s: export after shutdown, %d spans not written", self.path, len(spans))
             return SpanExportResult.FAILURE
         now = time.time_ns()
-        rows = [span_to_row(s, now) for s in spans]
-        with self._lock:
+        return self.export_rows([span_to_row(s, now) for s in spans])
+
+    def export_rows(self, rows: list[dict[str, Any]]) -> SpanExportResult:
+        """Store rows already in `spans` layout (the OTLP receiver converts wire spans to these)."""
+        if self._shutdown:
+            logger.error("%s: export after shutdown, %d spans not written", self.path, len(rows))
+            return SpanExportResult.FAILURE
+        with _lock_for(self.path):
             return self._write_or_spool(rows)
 
     def _write_or_spool(self, rows: list[dict[str, Any]]) -> SpanExportResult:
         try:
             loaded = write_span_rows(self.path, rows, self.spool, timeout_s=self.lock_timeout_s)
-        except (StoreError, OSError) as exc:
+        except Exception as exc:  # whatever went wrong, the spans go to the spool
+            if not isinstance(exc, (StoreError, OSError)):
+                exc = StoreError(f"{self.path}: unexpected {type(exc).__name__}: {exc}")
             if not rows:
                 return SpanExportResult.SUCCESS
             try:
@@ -191,7 +219,7 @@ class DuckDBSpanExporter(SpanExporter):
 
     def drain_spool(self) -> bool:
         """Try to move spooled spans into the database; True when no spool remains."""
-        with self._lock:
+        with _lock_for(self.path):
             if not self.spool.exists():
                 return True
             self._write_or_spool([])

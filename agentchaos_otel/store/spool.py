@@ -120,3 +120,20 @@ class Spool:
                 logger.error("%s: %d unreadable spool line(s) moved to %s", self.path, len(bad),
                              self.rejected_path)
             os.unlink(self.path)
+
+    def reject_all(self) -> int:
+        """Move every spooled line to the rejected file (rows the database refuses); returns the count.
+
+        Kept, not deleted, so the spans can be inspected or repaired, but out of the way so one bad
+        row does not make every later write fail and log again.
+        """
+        with self._locked("r") as f:
+            if f is None:
+                return 0
+            lines = [ln if ln.endswith("\n") else ln + "\n" for ln in f if ln.strip()]
+            with open(self.rejected_path, "a", encoding="utf-8") as r:
+                r.writelines(lines)
+                r.flush()
+                os.fsync(r.fileno())
+            os.unlink(self.path)
+            return len(lines)

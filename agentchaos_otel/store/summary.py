@@ -21,22 +21,21 @@ def summarize(path: str | os.PathLike[str]) -> dict[str, Any]:
     with open_store(path) as conn:
         info = read_version(conn)
 
-        def one(sql: str) -> Any:
-            return conn.execute(sql).fetchone()[0]
-
-        spans = one("SELECT count(*) FROM spans")
-        traces = one("SELECT count(DISTINCT trace_id) FROM spans")
+        spans, traces = conn.execute("SELECT count(*), count(DISTINCT trace_id) FROM spans").fetchone()
+        # Each view query re-derives steps from raw spans, so episodes are derived once here.
+        conn.execute("CREATE TEMP TABLE summary_episodes AS SELECT condition, success, triggered, simulated, "
+                     "span_id FROM episodes")
         ep = conn.execute(
             "SELECT count(*), count(*) FILTER (WHERE span_id IS NULL), count(success), "
             "count(*) FILTER (WHERE success), count(*) FILTER (WHERE triggered), "
-            "count(*) FILTER (WHERE simulated) FROM episodes").fetchone()
+            "count(*) FILTER (WHERE simulated) FROM summary_episodes").fetchone()
         by_cond = conn.execute(
             "SELECT condition, count(*), count(success), count(*) FILTER (WHERE success), "
-            "count(*) FILTER (WHERE triggered) FROM episodes GROUP BY condition "
+            "count(*) FILTER (WHERE triggered) FROM summary_episodes GROUP BY condition "
             "ORDER BY condition NULLS LAST").fetchall()
-        llm = one("SELECT count(*) FROM llm_calls")
-        tools = one("SELECT count(*) FROM tool_calls")
-        steps = one("SELECT count(*) FROM steps")
+        steps, llm, tools = conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE kind = 'llm'), count(*) FILTER (WHERE kind = 'tool') "
+            "FROM steps").fetchone()
         faults = conn.execute(
             "SELECT COALESCE(fault_type, '?'), count(*), count(*) FILTER (WHERE COALESCE(changed, TRUE)) "
             "FROM injected_faults GROUP BY 1 ORDER BY 1").fetchall()

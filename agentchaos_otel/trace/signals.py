@@ -81,10 +81,15 @@ def mojibake_score(text: str | None) -> float:
     return min(1.0, 2.0 * hits / max(1, len(text)))
 
 
+_ASCII_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def unicode_anomaly(text: str | None) -> float:
     """Share of characters that are symbols, private use, control or replacement characters."""
     if not text:
         return 0.0
+    if text.isascii():  # the common case: only control characters can be odd
+        return len(_ASCII_CONTROL_RE.findall(text)) / len(text)
     odd = 0
     for ch in text:
         if ch in "\n\r\t":

@@ -24,6 +24,7 @@ from benchmarks.bfcl.env import ERROR_PREFIX, BfclEnv, render_result
 from benchmarks.bfcl.tasks import BfclTask, call_string
 
 DEFAULT_STEP_CAP = 20  # BFCL's MAXIMUM_STEP_LIMIT
+TOP_LOGPROBS = 20  # the most the Chat Completions API returns, and what the study used
 
 CallTool = Callable[[str, dict[str, Any], str | None], Any]
 
@@ -78,11 +79,13 @@ def _safe_render(result: Any) -> str:
 
 def run_agent(task: BfclTask, client: Any, model: str, *, env: BfclEnv | None = None,
               call_tool: CallTool | None = None, temperature: float = 0.0,
-              step_cap: int = DEFAULT_STEP_CAP, extra_body: dict[str, Any] | None = None) -> AgentRun:
+              step_cap: int = DEFAULT_STEP_CAP, logprobs: bool = False,
+              extra_body: dict[str, Any] | None = None) -> AgentRun:
     """Run every turn of ``task`` against ``client`` (an ``openai.OpenAI``).
 
     An exception from the API (after the SDK's own retries) ends the episode with ``error`` set
     and the remaining turns missing, which the checker grades as a failure, as BFCL would.
+    ``logprobs`` asks for top-20 token logprobs, which entropy-based failure predictors read.
     """
     env = env if env is not None else BfclEnv(task)
     call_tool = call_tool if call_tool is not None else _direct(env)
@@ -97,6 +100,9 @@ def run_agent(task: BfclTask, client: Any, model: str, *, env: BfclEnv | None = 
             kwargs: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature}
             if tools:
                 kwargs["tools"] = tools
+            if logprobs:
+                kwargs["logprobs"] = True
+                kwargs["top_logprobs"] = TOP_LOGPROBS
             if extra_body:
                 kwargs["extra_body"] = extra_body
             run.n_llm_calls += 1

@@ -68,7 +68,8 @@ def make_client(base_url: str, api_key: str, *, max_retries: int = 2, timeout: f
 
 def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, base_url: str | None = None,
                      model: str, api_key: str = "sk-unused", temperature: float = 0.0,
-                     step_cap: int = DEFAULT_STEP_CAP, plan: Any = None, client: Any = None,
+                     step_cap: int = DEFAULT_STEP_CAP, logprobs: bool = False, plan: Any = None,
+                     client: Any = None,
                      simulated: bool | None = None, tracer_provider: Any = None,
                      injector_options: dict[str, Any] | None = None,
                      on_run: Callable[[AgentRun], None] | None = None) -> EpisodeResult:
@@ -81,11 +82,20 @@ def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, 
     the finished :class:`AgentRun` (conversation and executed calls) for inspection.
     """
     task = get_task(task) if isinstance(task, str) else task
+    from agentchaos_otel.inject.schedule import TOOL_CONDITIONS
+
     cond = "none" if condition in NO_FAULT_CONDITIONS else str(condition)
+    if cond not in TOOL_CONDITIONS:
+        expected = ", ".join(TOOL_CONDITIONS)
+        raise ValueError(f"unknown tool-result condition {cond!r}; expected one of {expected}")
     if client is None:
         if base_url is None:
             raise ValueError("run_bfcl_episode needs base_url or client")
-        client = make_client(base_url, api_key)
+        with make_client(base_url, api_key) as own:
+            return run_bfcl_episode(task, condition=cond, seed=seed, model=model, temperature=temperature,
+                                    step_cap=step_cap, logprobs=logprobs, plan=plan, client=own,
+                                    simulated=simulated, tracer_provider=tracer_provider,
+                                    injector_options=injector_options, on_run=on_run)
     sim = model.startswith("sim-") if simulated is None else simulated
     episode = _episode_factory()
     run = AgentRun()
@@ -97,7 +107,7 @@ def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, 
             call_tool = tool_caller(env, cond, seed, task.id, tracer_provider=tracer_provider,
                                     **(injector_options or {}))
             run = run_agent(task, client, model, env=env, call_tool=call_tool,
-                            temperature=temperature, step_cap=step_cap)
+                            temperature=temperature, step_cap=step_cap, logprobs=logprobs)
             verdict = grade(task, run.executed)
         except Exception as exc:  # a harness bug is reported on the episode, not raised
             run.error = run.error or f"{type(exc).__name__}: {exc}"[:500]

@@ -59,8 +59,8 @@ def grade(task: BfclTask, executed: list[list[list[str]]]) -> GradeResult:
         return GradeResult(False, "multi_turn:checker_error", f"{type(exc).__name__}: {exc}")
     finally:
         cache = vars(multi_turn_utils)
-        with _lock:
-            for key in [k for k in cache if k.startswith(prefix)]:
+        with _lock:  # list() snapshots the keys; other gradings may be adding theirs meanwhile
+            for key in [k for k in list(cache) if k.startswith(prefix)]:
                 cache.pop(key, None)
     if result.get("valid"):
         return GradeResult(True)

@@ -204,8 +204,9 @@ class BfclSimPolicy:
         self._by_first: dict[str, list[BfclTask]] = {}
         for task in self.tasks:
             self._by_first.setdefault(self._opening(task), []).append(task)
-        self._plans: dict[tuple[str, int, Any], list[Call]] = {}
+        self._plans: dict[tuple[str, int, str], list[Call]] = {}
         self._expected: dict[str, dict[tuple[str, str], str]] = {}
+        self._tool_names: dict[str, frozenset[str]] = {}
         self._lock = threading.Lock()
 
     @staticmethod
@@ -228,13 +229,19 @@ class BfclSimPolicy:
                     break
             if opened[: len(users)] != users:
                 continue
-            offered = {t["function"]["name"] for t in task.tools_at(0)}
-            if tools and not offered <= tools:
+            if tools and not self._offered(task) <= tools:
                 continue
             turn = self._turn_of(task, len(users))
             if turn is not None:
                 return task, turn
         return None
+
+    def _offered(self, task: BfclTask) -> frozenset[str]:
+        names = self._tool_names.get(task.id)
+        if names is None:
+            names = frozenset(t["function"]["name"] for t in task.tools_at(0))
+            self._tool_names[task.id] = names
+        return names
 
     @staticmethod
     def _turn_of(task: BfclTask, n_user: int) -> int | None:
@@ -248,11 +255,11 @@ class BfclSimPolicy:
     # -- the per-turn plan
     def plan(self, task: BfclTask, turn: int, request_seed: Any = None) -> list[Call]:
         """The calls the simulated model means to make in a turn, mistakes included."""
-        key = (task.id, turn, request_seed)
+        key = (task.id, turn, repr(request_seed))
         cached = self._plans.get(key)
         if cached is not None:
             return cached
-        rng = random.Random(_seed_of("bfcl-plan", self.seed, task.id, turn, request_seed))
+        rng = random.Random(_seed_of("bfcl-plan", self.seed, task.id, turn, repr(request_seed)))
         out: list[Call] = []
         m = self.mistakes
         for call in task.ground_truth_calls(turn):

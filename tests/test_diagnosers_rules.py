@@ -1,0 +1,189 @@
+"""Rule-based diagnosis on hand-built episodes shaped like the transport and tool injector record them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.store.model import EpisodeTrace, StepRecord
+from diagnosers.base import diagnose_episodes
+from diagnosers.rules import RULES, RuleDiagnoser
+from diagnosers.synthetic import episode_of, fault_attrs, llm_record, tool_record
+from diagnosers.taxonomy import NONE_FOUND
+
+WEATHER = ("get_weather", {"city": "Oslo", "unit": "c"})
+RESULT = {"city": "Oslo", "temperature": 4.5, "humidity": 80, "conditions": "rain"}
+
+
+def diagnose(steps: list[StepRecord]) -> Any:
+    return diagnose_episodes(RuleDiagnoser(), [episode_of(steps)])[0]
+
+
+def healthy_prefix() -> list[StepRecord]:
+    return [llm_record(0, content=None, tool_calls=[WEATHER]), tool_record(1, "get_weather", RESULT,
+                                                                         args=WEATHER[1])]
+
+
+@pytest.mark.parametrize("kwargs,ftype,rule", [
+    ({"content": "[API ERROR] HTTP 500: Internal Server Error."}, "error", "error_text"),
+    ({"content": "upstream connect error or disconnect/reset before headers"}, "error", "error_text"),
+    ({"content": "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head></html>"}, "error",
+     "error_text"),
+    ({"content": "Request timed out. Please try again."}, "timeout", "error_text"),
+    ({"content": '{"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}'}, "rate_limit",
+     "error_text"),
+    ({"content": '{"error": "content_policy_violation", "message": "filtered"}'}, "schema", "error_text"),
+    ({"content": "Blocked.", "finish": "content_filter"}, "content_filter", "finish_content_filter"),
+    ({"content": ""}, "empty", "empty_reply"),
+    ({"content": None, "finish": "tool_calls"}, "empty", "promised_tool_calls"),
+    ({"content": "The forecast for Montr", "finish": "length"}, "truncate", "finish_length"),
+    ({"content": "Caf\u00c3\u00a9 in Z\u00c3\u00bcrich is open"}, "corrupt", "corrupt_text"),
+    ({"content": None, "tool_calls": [("get_weather", {"wrong_param": "unexpected_value"})]}, "schema",
+     "tool_arguments"),
+    ({"content": None, "tool_calls": [("get_weather", {})]}, "error", "tool_arguments"),
+    ({"content": None, "tool_calls": [("get_weather", {"city": "O\u2614l\u2600", "unit": "c"})]}, "corrupt",
+     "tool_arguments"),
+    ({"content": None, "tool_calls": [("get_weather", {"city": "Oslo", "unit": ""})]}, "truncate",
+     "tool_arguments"),
+    ({"content": None, "tool_calls": [("get_weather", '{"city": "Os')]}, "schema", "tool_arguments"),
+    ({"status_code": 429}, "rate_limit", "transport_error"),
+    ({"status_code": 503}, "http_error", "transport_error"),
+    ({"status_code": None, "error_type": "ConnectError"}, "connection", "transport_error"),
+    ({"status_code": None, "error_type": "ReadTimeout"}, "timeout", "transport_error"),
+])
+def test_llm_rules_name_type_and_step(kwargs: dict[str, Any], ftype: str, rule: str) -> None:
+    steps = healthy_prefix() + [llm_record(2, **kwargs)]
+    d = diagnose(steps)
+    assert (d.fault_type, d.step, d.rule) == (ftype, 2, rule)
+    assert d.span_id == "span0002" and 0 < d.confidence <= 1 and "step 2" in d.evidence
+
+
+@pytest.mark.parametrize("result,ftype", [
+    ({"error": "timeout"}, "timeout"),
+    ({"error": "Gateway timed out"}, "timeout"),
+    ({"error": "rate_limit", "status": 429}, "rate_limit"),
+    ({}, "empty"),
+    ("", "empty"),
+    ('{"city": "Oslo", "temperature": 4.', "malformed_json"),
+    ({"city": "Oslo", "temperature": 4.5}, "truncated"),
+    ({"CITY": "Oslo", "temperature_v2": "4.5", "humidity": "80", "conditions": "rain"}, "key_rename"),
+    ({"city": "Oslo", "temperature": "4.5", "humidity": "80", "conditions": "rain"}, "key_rename"),
+])
+def test_tool_rules_compare_with_other_results_of_the_same_tool(result: Any, ftype: str) -> None:
+    steps = healthy_prefix() + [llm_record(2, content=None, tool_calls=[WEATHER]),
+                                tool_record(3, "get_weather", result, args=WEATHER[1]),
+                                llm_record(4, content="Done.")]
+    d = diagnose(steps)
+    assert (d.fault_type, d.target, d.step) == (ftype, "tool_result", 3)
+
+
+def test_same_named_types_keep_targets_apart() -> None:
+    llm_timeout = diagnose(healthy_prefix() + [llm_record(2, content="[TIMEOUT] The request timed out.")])
+    tool_timeout = diagnose(healthy_prefix() + [llm_record(2, content=None, tool_calls=[WEATHER]),
+                                                tool_record(3, "get_weather", {"error": "timeout"})])
+    assert llm_timeout.fault_type == tool_timeout.fault_type == "timeout"
+    assert llm_timeout.target == "content" and tool_timeout.target == "tool_result"
+
+
+def test_earliest_anomalous_step_is_the_root_cause() -> None:
+    steps = healthy_prefix() + [
+        llm_record(2, content="The answer is cut sho", finish="length"),
+        llm_record(3, content="[API ERROR] HTTP 500"),
+        llm_record(4, content=""),
+    ]
+    d = diagnose(steps)
+    assert (d.fault_type, d.step) == ("truncate", 2)
+    assert "2 later anomalous step(s)" in d.evidence
+
+
+def test_weak_signals_only_count_when_nothing_strong() -> None:
+    rejected = [llm_record(0, content=None, tool_calls=[WEATHER]),
+                tool_record(1, "get_weather", {"error": "No such city: Oslo"}, args=WEATHER[1])]
+    weak = diagnose(rejected + [llm_record(2, content="Sorry.")])
+    assert weak.step == 0 and weak.fault_type == "truncate" and weak.rule == "tool_rejected_call"
+    strong = diagnose(rejected + [llm_record(2, content="The answer is", finish="length")])
+    assert strong.step == 2 and strong.fault_type == "truncate" and strong.rule == "finish_length"
+
+
+def test_replayed_response_id_is_stale() -> None:
+    steps = [llm_record(0, content=None, tool_calls=[WEATHER], response_id="chatcmpl-a"),
+             tool_record(1, "get_weather", RESULT),
+             llm_record(2, content=None, tool_calls=[WEATHER], response_id="chatcmpl-a"),
+             tool_record(3, "get_weather", RESULT)]
+    d = diagnose(steps)
+    assert (d.fault_type, d.step, d.rule) == ("stale", 2, "replayed_response")
+
+
+def test_latency_outlier_against_episode_median() -> None:
+    steps = [llm_record(i, content=None, tool_calls=[WEATHER], ms=40.0) for i in range(5)]
+    steps.append(llm_record(5, content="Final.", ms=5040.0))
+    d = diagnose(steps)
+    assert (d.fault_type, d.step) == ("latency", 5)
+    slowish = [llm_record(i, content=None, tool_calls=[WEATHER], ms=1000.0) for i in range(5)]
+    assert diagnose(slowish + [llm_record(5, content="Final.", ms=1800.0)]).fault_type == NONE_FOUND
+
+
+def test_stream_faults() -> None:
+    cut = diagnose([llm_record(0, content="Partial", finish="stop",
+                               extra={A.GEN_AI_REQUEST_STREAM: True, A.RESPONSE_STREAM_DONE: False})])
+    assert cut.fault_type == "stream_cut" and cut.target == "stream"
+    stall = diagnose([llm_record(0, content="Fine", extra={A.GEN_AI_REQUEST_STREAM: True,
+                                                           A.RESPONSE_STREAM_DONE: True,
+                                                           A.RESPONSE_MAX_CHUNK_GAP_MS: 5000.0})])
+    assert stall.fault_type == "latency" and stall.target == "stream"
+
+
+def test_healthy_episode_finds_nothing() -> None:
+    steps = healthy_prefix() + [llm_record(2, content=None, tool_calls=[WEATHER]),
+                                tool_record(3, "get_weather", {**RESULT, "temperature": 5.5}),
+                                llm_record(4, content="It is 5.5 degrees and raining in Oslo, as expected.")]
+    d = diagnose(steps)
+    assert d.fault_type == NONE_FOUND and d.step is None and d.confidence == 0.0
+
+
+def test_empty_episode() -> None:
+    d = diagnose_episodes(RuleDiagnoser(), [EpisodeTrace("t", None, ())])[0]
+    assert d.fault_type == NONE_FOUND
+
+
+def test_diagnosis_ignores_ground_truth_attributes() -> None:
+    base = healthy_prefix() + [llm_record(2, content="All good, finished.")]
+    labelled = healthy_prefix() + [llm_record(2, content="All good, finished.",
+                                              fault=fault_attrs("error", "content"))]
+    assert diagnose(base) == diagnose(labelled)
+
+
+def test_every_rule_is_documented() -> None:
+    assert len({r.name for r in RULES}) == len(RULES)
+    for r in RULES:
+        assert r.kind in ("llm", "tool") and len(r.doc) > 20
+
+
+def test_genai_trace_with_captured_content_only() -> None:
+    """A trace from another GenAI instrumentation: no agentchaos signals, content captured."""
+    def step(i: int, message: dict[str, Any], finish: str) -> StepRecord:
+        attrs = {A.GEN_AI_OPERATION_NAME: A.OP_CHAT, A.GEN_AI_RESPONSE_FINISH_REASONS: [finish],
+                 A.GEN_AI_OUTPUT_MESSAGES: json.dumps([message])}
+        return StepRecord(i, f"s{i}", "llm", "chat gpt-x", i * 10**9, i * 10**9 + 5 * 10**8, attributes=attrs)
+    steps = [step(0, {"role": "assistant", "content": "Looking it up."}, "stop"),
+             step(1, {"role": "assistant", "content": "HTTP/1.1 502 Bad Gateway"}, "stop")]
+    d = diagnose(steps)
+    assert (d.fault_type, d.step) == ("error", 1)
+
+
+def test_openinference_trace() -> None:
+    def llm(i: int, content: str) -> StepRecord:
+        attrs = {A.OI_SPAN_KIND: "LLM", "llm.output_messages.0.message.role": "assistant",
+                 "llm.output_messages.0.message.content": content, A.OI_LLM_TOKEN_COUNT_COMPLETION: 10}
+        return StepRecord(i, f"s{i}", "llm", "ChatCompletion", i * 10**9, i * 10**9 + 10**8, attributes=attrs)
+
+    def tool(i: int, out: Any) -> StepRecord:
+        attrs = {A.OI_SPAN_KIND: "TOOL", A.OI_TOOL_NAME: "search", A.OI_OUTPUT_VALUE: json.dumps(out)}
+        return StepRecord(i, f"s{i}", "tool", "search", i * 10**9, i * 10**9 + 10**7, attributes=attrs)
+    steps = [llm(0, "Searching."), tool(1, {"hits": [1, 2], "total": 2}), llm(2, "Again."),
+             tool(3, {"error": "rate_limit", "status": 429}), llm(4, "Giving up.")]
+    d = diagnose(steps)
+    assert (d.fault_type, d.target, d.step) == ("rate_limit", "tool_result", 3)

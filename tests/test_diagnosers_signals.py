@@ -1,0 +1,108 @@
+"""Observable signals the diagnosers depend on, on real-world error forms and healthy text."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.trace import signals
+
+
+@pytest.mark.parametrize("text,marker", [
+    ("HTTP/1.1 503 Service Unavailable", "http_status"),
+    ('{"error": {"message": "Rate limit reached for gpt-4o", "type": "requests"}}', "provider_json"),
+    ("<html><head><title>504 Gateway Time-out</title></head></html>", "html_page"),
+    ("Request timed out.", "timeout"),
+    ("Quota exceeded for requests per minute on this project", "rate_limit"),
+    ("The engine is currently overloaded, please try again later", "unavailable"),
+])
+def test_error_forms_are_recognised(text: str, marker: str) -> None:
+    assert marker in signals.error_markers(text)
+
+
+def test_prose_mentioning_errors_late_is_not_an_error() -> None:
+    prose = ("Here is a summary of the deployment guide. " * 10
+             + "If you see a rate limit or a request timed out, retry later.")
+    assert signals.error_markers(prose) == []
+    assert signals.content_signals(prose)[A.RESPONSE_ERROR_MARKER] == ""
+
+
+def test_provider_error_body_keeps_every_form() -> None:
+    s = signals.content_signals('{"error": "rate_limit_exceeded", "message": "Too many requests"}')
+    assert s[A.RESPONSE_ERROR_MARKERS][:2] == ["provider_json", "rate_limit"]
+    assert s[A.RESPONSE_IS_JSON] is True
+
+
+def test_unicode_anomaly_ascii_fast_path_matches_slow_path() -> None:
+    assert signals.unicode_anomaly("plain text") == 0.0
+    assert signals.unicode_anomaly("ab\x07d") == pytest.approx(0.25)
+    assert signals.unicode_anomaly("a\u2603") == pytest.approx(0.5)
+
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"},
+                                           "unit": {"type": "string", "enum": ["c", "f"]},
+                                           "days": {"type": "integer"}}, "required": ["city"]}
+
+
+@pytest.mark.parametrize("args,problem", [
+    ({"city": "Oslo"}, ""),
+    ({"wrong_param": "x"}, "unknown_key"),
+    ({"unit": "c"}, "missing_required"),
+    ({"city": "Oslo", "days": "3"}, "wrong_type"),
+    ({"city": "Oslo", "days": True}, "wrong_type"),
+    ({"city": "Oslo", "unit": ""}, "enum"),
+    ({"city": ""}, "empty_value"),
+])
+def test_schema_problem_kinds(args: dict, problem: str) -> None:
+    assert signals.schema_problem(args, SCHEMA) == problem
+
+
+def test_tool_call_signals_report_problem_and_empty_args() -> None:
+    tools = [{"type": "function", "function": {"name": "w", "parameters": SCHEMA}}]
+    s = signals.tool_call_signals([{"function": {"name": "w", "arguments": "{}"}}], tools)
+    assert s[A.RESPONSE_TOOL_ARGS_EMPTY] == 1
+    assert s[A.RESPONSE_TOOL_ARGS_SCHEMA_VALID] is False
+    assert s[A.RESPONSE_TOOL_ARGS_PROBLEM] == "missing_required"
+    bad = signals.tool_call_signals([{"function": {"name": "w", "arguments": '{"city": "Os'}}], tools)
+    assert bad[A.RESPONSE_TOOL_ARGS_VALID] is False and bad[A.RESPONSE_TOOL_ARGS_PROBLEM] == "invalid_json"
+
+
+@pytest.mark.parametrize("result,kind", [
+    ({"error": "timeout"}, "timeout"),
+    ({"error": "Request timed out after 30s"}, "timeout"),
+    ({"error": "rate_limit", "status": 429}, "rate_limit"),
+    ({"status": 429, "detail": "slow down"}, "rate_limit"),
+    ("HTTP 429 Too Many Requests", "rate_limit"),
+])
+def test_tool_result_transient_errors(result: object, kind: str) -> None:
+    s = signals.tool_result_signals(result)
+    assert s[A.TOOL_RESULT_IS_ERROR] is True
+    assert kind in s[A.TOOL_RESULT_ERROR_MARKERS]
+
+
+def test_tool_result_shape_and_counts() -> None:
+    good = signals.tool_result_signals({"price": 12.5, "items": [1, 2, 3], "meta": {"a": 1}})
+    renamed = signals.tool_result_signals({"PRICE": "12.5", "items": ["1", "2", "3"], "meta": {"a": "1"}})
+    assert good[A.TOOL_RESULT_KEYS] == ["items", "meta", "price"]
+    assert good[A.TOOL_RESULT_NUMERIC_STRINGS] == 0 and renamed[A.TOOL_RESULT_NUMERIC_STRINGS] == 5
+    assert good[A.TOOL_RESULT_SHAPE_DIGEST] != renamed[A.TOOL_RESULT_SHAPE_DIGEST]
+    same_shape = signals.tool_result_signals({"price": 99.0, "items": [7], "meta": {"a": 2}})
+    assert same_shape[A.TOOL_RESULT_SHAPE_DIGEST] == good[A.TOOL_RESULT_SHAPE_DIGEST]
+    assert good[A.TOOL_RESULT_ITEM_COUNT] == 3 and good[A.TOOL_RESULT_KEY_COUNT] == 4
+
+
+@pytest.mark.parametrize("result,empty,is_json,json_like", [
+    ({}, True, True, True), ("", True, False, False), ('{"a": [1, 2', False, False, True),
+    ("plain text answer", False, False, False), ([], True, True, True),
+])
+def test_tool_result_empty_and_malformed(result: object, empty: bool, is_json: bool, json_like: bool) -> None:
+    s = signals.tool_result_signals(result)
+    assert (s[A.TOOL_RESULT_EMPTY], s[A.TOOL_RESULT_IS_JSON], s[A.TOOL_RESULT_JSON_LIKE]) == (empty, is_json,
+                                                                                              json_like)
+    assert s[A.TOOL_RESULT_IS_ERROR] is False
+
+
+def test_tool_result_huge_structure_is_bounded() -> None:
+    s = signals.tool_result_signals({"rows": [{"v": str(i)} for i in range(100_000)]})
+    assert s[A.TOOL_RESULT_IS_JSON] is True
+    assert s[A.TOOL_RESULT_NUMERIC_STRINGS] < 100_000  # walk stopped at its budget

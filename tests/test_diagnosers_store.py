@@ -1,0 +1,111 @@
+"""Diagnosis of episodes stored through the real OTel SDK and DuckDB exporter, and blindness."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.store.db import connect, open_store
+from diagnosers import synthetic
+from diagnosers.base import diagnose_episodes
+from diagnosers.baseline import TextOnlyDiagnoser
+from diagnosers.rules import RuleDiagnoser
+from diagnosers.spans import write_episodes
+from diagnosers.tracefile import DiagnoseError, load, write_diagnoses
+
+CONFIGS = ["llm_error_single", "llm_truncate_burst", "tool_schema_single", "compound_stale_cache",
+           "compound_slow_response", "tools_bursty", "tools_independent"]
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list:
+    return synthetic.make_corpus(3, 1, configs=CONFIGS)
+
+
+@pytest.fixture()
+def store(tmp_path: Path, corpus: list) -> Path:
+    path = tmp_path / "traces.duckdb"
+    assert write_episodes(corpus, path) == len(corpus)
+    return path
+
+
+def _key(d) -> tuple:
+    return (d.task_id, d.fault_type, d.target, d.step, d.confidence, d.evidence)
+
+
+def _by_task(diags) -> list:
+    return sorted(_key(d) for d in diags)
+
+
+def test_round_trip_keeps_steps_labels_and_diagnoses(store: Path, corpus: list) -> None:
+    loaded = load(store)
+    assert len(loaded) == len(corpus)
+    src = {(e.task_id, e.condition, e.seed): e for e in corpus}
+    for ep in loaded:
+        orig = src[(ep.task_id, ep.condition, ep.seed)]
+        assert [s.step for s in ep.steps] == [s.step for s in orig.steps]
+        labels = [(f.step, f.fault_type) for f in orig.faults()]
+        assert [(f.step, f.fault_type) for f in ep.faults()] == labels
+        assert ep.success == orig.success
+    rule = RuleDiagnoser()
+    assert _by_task(diagnose_episodes(rule, loaded)) == _by_task(diagnose_episodes(rule, corpus))
+
+
+def _strip_ground_truth(path: Path) -> int:
+    conn = connect(path, read_only=False)
+    try:
+        rows = conn.execute("SELECT span_id, attributes FROM spans").fetchall()
+        changed = 0
+        for span_id, attrs in rows:
+            a = json.loads(attrs) if isinstance(attrs, str) else dict(attrs)
+            kept = {k: v for k, v in a.items() if not A.is_ground_truth(k)}
+            if kept != a:
+                conn.execute("UPDATE spans SET attributes = ? WHERE span_id = ?", [json.dumps(kept), span_id])
+                changed += 1
+        return changed
+    finally:
+        conn.close()
+
+
+def test_stripping_ground_truth_from_the_file_changes_no_diagnosis(store: Path) -> None:
+    before = load(store)
+    assert any(ep.triggered for ep in before)
+    methods = [RuleDiagnoser(), TextOnlyDiagnoser()]
+    diag_before = {m.name: _by_task(diagnose_episodes(m, before)) for m in methods}
+    assert _strip_ground_truth(store) > 0
+    after = load(store)
+    assert not any(ep.triggered for ep in after)
+    assert all(not A.is_ground_truth(k) for ep in after for s in ep.steps for k in s.attributes)
+    for m in methods:
+        assert _by_task(diagnose_episodes(m, after)) == diag_before[m.name]
+
+
+def test_filters_and_missing_file(store: Path, tmp_path: Path) -> None:
+    only = load(store, conditions=["tools_bursty"])
+    assert only and {ep.condition for ep in only} == {"tools_bursty"}
+    assert {ep.task_id for ep in load(store, tasks=["task-001"])} == {"task-001"}
+    assert load(store, tasks=["no-such-task"]) == []
+    with pytest.raises(DiagnoseError, match="no such file"):
+        load(tmp_path / "missing.duckdb")
+    bad = tmp_path / "bad.duckdb"
+    bad.write_text("not a database")
+    with pytest.raises(DiagnoseError):
+        load(bad)
+
+
+def test_diagnoses_table_is_replaced_per_method(store: Path) -> None:
+    eps = [ep for ep in load(store) if ep.success is False]
+    rule = diagnose_episodes(RuleDiagnoser(), eps)
+    text = diagnose_episodes(TextOnlyDiagnoser(), eps)
+    assert write_diagnoses(store, rule) == len(rule)
+    write_diagnoses(store, rule)
+    write_diagnoses(store, text)
+    with open_store(store) as conn:
+        counts = dict(conn.execute("SELECT method, count(*) FROM diagnoses GROUP BY method").fetchall())
+        row = conn.execute("SELECT fault_type, step, span_id, evidence FROM diagnoses WHERE method = 'rule' "
+                           "AND trace_id = ?", [rule[0].trace_id]).fetchone()
+    assert counts == {"rule": len(rule), "text": len(text)}
+    assert row == (rule[0].fault_type, rule[0].step, rule[0].span_id, rule[0].evidence)
