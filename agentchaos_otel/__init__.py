@@ -19,6 +19,7 @@ _EXPORTS = {
     "EpisodeSpanProcessor": "agentchaos_otel.trace.processors",
     "Handle": "agentchaos_otel.setup",
     "Plan": "agentchaos_otel.inject.plan",
+    "ToolFaultInjector": "agentchaos_otel.inject.tools",
     "PlanError": "agentchaos_otel.inject.plan",
     "configure": "agentchaos_otel.setup",
     "episode": "agentchaos_otel.trace.episode",

@@ -112,10 +112,12 @@ def _strs(v: Any) -> tuple[str, ...]:
     if v is None:
         return ()
     if isinstance(v, str):
+        if not v.startswith("["):  # a plain value; stores that keep lists as JSON text start with [
+            return (v,) if v else ()
         try:
             parsed = json.loads(v)
         except ValueError:
-            return (v,) if v else ()
+            return (v,)
         return _strs(parsed) if isinstance(parsed, list) else (v,)
     if isinstance(v, list | tuple):
         return tuple(str(x) for x in v)

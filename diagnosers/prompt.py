@@ -50,6 +50,8 @@ def step_line(o: Observation, median_ms: float) -> str:
             parts.append(f"mojibake={o.mojibake:.3f}")
         if o.unicode_anomaly:
             parts.append(f"odd_chars={o.unicode_anomaly:.3f}")
+        if o.content_length == 0 and not o.tool_call_count:
+            parts.append("EMPTY_REPLY")
         if o.tool_call_count:
             parts.append(f"tool_calls={o.tool_call_count}({','.join(o.tool_names)}) "
                          f"args_json={_yn(o.args_valid)} args_schema={_yn(o.args_schema_valid)}")
@@ -86,38 +88,47 @@ def step_line(o: Observation, median_ms: float) -> str:
 
 def _remarkable(line: str) -> bool:
     return any(k in line for k in ("ERROR", "EMPTY", "json=n", "error", "finish=length", "finish=content",
-                                   "finish=-", "text=0ch", "mojibake", "odd_chars", "schema=n", "slow",
-                                   "done=n", "http=", "problem"))
+                                   "finish=-", "mojibake", "odd_chars", "schema=n", "slow", "done=n",
+                                   "http=", "problem", "numeric_strings"))
 
 
-def render_episode(view: EpisodeView, token_budget: int = 3000) -> str:
-    ep = view.episode
-    header = f"episode task={ep.task_id or '-'} steps={len(view)} outcome=failed"
-    lines = [step_line(o, view.llm_median_ms) for o in view.obs]
-    budget = token_budget * CHARS_PER_TOKEN - len(header)
-    if sum(len(x) + 1 for x in lines) <= budget:
-        return "\n".join([header, *lines])
-    keep = [True] * len(lines)
-    order = [i for i in range(1, len(lines) - 1) if not _remarkable(lines[i])]
-    total = sum(len(x) + 1 for x in lines)
-    for i in reversed(order):  # drop unremarkable steps, latest first
-        if total <= budget:
-            break
-        keep[i] = False
-        total -= len(lines[i]) + 1
-    for i in range(len(lines) - 2, 0, -1):  # still too long: drop remarkable late steps too
-        if total <= budget:
-            break
-        if keep[i]:
-            keep[i] = False
-            total -= len(lines[i]) + 1
+def _assemble(header: str, lines: list[str], keep: list[bool], width: int) -> str:
     out, dropped = [header], 0
     for i, line in enumerate(lines):
         if keep[i]:
             if dropped:
                 out.append(f"... {dropped} step(s) omitted ...")
                 dropped = 0
-            out.append(line[:budget])
+            out.append(line[:width])
         else:
             dropped += 1
+    if dropped:
+        out.append(f"... {dropped} step(s) omitted ...")
     return "\n".join(out)
+
+
+def render_episode(view: EpisodeView, token_budget: int = 3000) -> str:
+    ep = view.episode
+    header = f"episode task={ep.task_id or '-'} steps={len(view)} outcome=failed"
+    lines = [step_line(o, view.llm_median_ms) for o in view.obs]
+    budget = token_budget * CHARS_PER_TOKEN
+    width = max(80, budget // 4)
+    keep = [True] * len(lines)
+    text = _assemble(header, lines, keep, width)
+    if len(text) <= budget:
+        return text
+    # Unremarkable middle steps go first (latest first: root causes tend to be early), then
+    # remarkable late ones; the first and last steps always stay.
+    order = [i for i in range(len(lines) - 2, 0, -1) if not _remarkable(lines[i])]
+    order += [i for i in range(len(lines) - 2, 0, -1) if _remarkable(lines[i])]
+    note = len("... 9999 step(s) omitted ...") + 1
+    total = len(text)
+    for i in order:
+        if total <= budget:
+            break
+        left = i > 0 and not keep[i - 1]
+        right = i + 1 < len(keep) and not keep[i + 1]
+        keep[i] = False
+        total -= len(lines[i][:width]) + 1
+        total += note if not (left or right) else (-note if left and right else 0)
+    return _assemble(header, lines, keep, width)

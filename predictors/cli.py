@@ -119,6 +119,12 @@ def evaluate_cmd(
         episodes = _load(db)
         if model is not None:
             predictor = FailurePredictor.load(model)
+            source = predictor.meta.get("source")
+            held_out = set(predictor.meta.get("test_tasks") or [])
+            if source and Path(source).resolve() == db.resolve() and held_out:
+                episodes = [e for e in episodes if str(e.task_id) in held_out]
+                typer.echo(f"{db} is the file this predictor was trained on: evaluating only its "
+                           f"{len(held_out)} held-out test tasks")
             ev = evaluate_predictor(predictor, episodes, n_boot=bootstrap, seed=seed)
             report: dict[str, Any] = {"simulated": is_simulated(episodes), **ev.to_dict()}
             _print_single(ev, report["simulated"], model)

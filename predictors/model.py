@@ -279,4 +279,6 @@ def train(episodes: Sequence[EpisodeTrace], feature_set: str = "external", *, se
     predictor = fit_predictor(split.train, feature_set, seed=seed)
     calibrate(predictor, split.validation, false_alarm)
     predictor.meta["split"] = split.summary()
+    # Kept so a later evaluation on the same file can stay on tasks the model never saw.
+    predictor.meta["test_tasks"] = sorted({str(e.task_id) for e in split.test})
     return predictor, split

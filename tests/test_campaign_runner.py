@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,9 +27,12 @@ from agentchaos_otel.store.episodes import load_episodes
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 
+Memory = tuple[TracerProvider, InMemorySpanExporter]
+Seen = list[tuple[str, str, str, int]]
+
 
 @pytest.fixture
-def memory() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
+def memory() -> Iterator[Memory]:
     provider = TracerProvider()
     exporter = InMemorySpanExporter()
     provider.add_span_processor(EpisodeSpanProcessor())
@@ -38,7 +41,7 @@ def memory() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
     provider.shutdown()
 
 
-def tool_agent(provider: TracerProvider, seen: list[tuple[str, str, str, int]] | None = None):  # type: ignore[no-untyped-def]
+def tool_agent(provider: TracerProvider, seen: Seen | None = None) -> Callable[[EpisodeSpec], EpisodeOutcome]:
     """A real (if tiny) agent: two traced tool calls; task 'boom' crashes; success by task parity."""
     tracer = trace.get_tracer("test-agent", tracer_provider=provider)
 
@@ -67,7 +70,7 @@ def test_expand_orders_seed_then_task_then_condition() -> None:
     assert specs[0].plan is None and specs[1].plan == "bursty"
 
 
-def test_crash_is_recorded_on_its_root_span_and_the_campaign_goes_on(memory) -> None:  # type: ignore[no-untyped-def]
+def test_crash_is_recorded_on_its_root_span_and_the_campaign_goes_on(memory: Memory) -> None:
     provider, exporter = memory
     runner = CampaignRunner(tool_agent(provider), workers=3, tracer_provider=provider, progress=False,
                             simulated=True)
@@ -89,7 +92,7 @@ def test_crash_is_recorded_on_its_root_span_and_the_campaign_goes_on(memory) -> 
     assert sorted({s.attributes[A.STEP] for s in tools}) == [0, 1]
 
 
-def test_parallel_episodes_see_only_their_own_binding(memory) -> None:  # type: ignore[no-untyped-def]
+def test_parallel_episodes_see_only_their_own_binding(memory: Memory) -> None:
     provider, _ = memory
     seen: list[tuple[str, str, str, int]] = []
     runner = CampaignRunner(tool_agent(provider, seen), workers=4, tracer_provider=provider, progress=False)
@@ -101,7 +104,7 @@ def test_parallel_episodes_see_only_their_own_binding(memory) -> None:  # type: 
     assert all(spec_task == state_task for spec_task, state_task, _, _ in seen)
 
 
-def test_agent_that_opens_its_own_episode_is_not_wrapped_twice(memory) -> None:  # type: ignore[no-untyped-def]
+def test_agent_that_opens_its_own_episode_is_not_wrapped_twice(memory: Memory) -> None:
     from agentchaos_otel.trace.episode import Episode
 
     provider, exporter = memory
@@ -123,7 +126,7 @@ def test_agent_that_opens_its_own_episode_is_not_wrapped_twice(memory) -> None: 
     assert "before the episode opened" in boom.attributes[A.EPISODE_ERROR]
 
 
-def test_stop_finishes_running_episodes_and_starts_no_more(memory) -> None:  # type: ignore[no-untyped-def]
+def test_stop_finishes_running_episodes_and_starts_no_more(memory: Memory) -> None:
     provider, _ = memory
     started: list[str] = []
     lock = threading.Lock()
@@ -193,7 +196,7 @@ def test_finished_episodes_of_missing_or_empty_files(tmp_path: Path) -> None:
     assert campaign_runs(tmp_path / "empty.duckdb") == []
 
 
-def test_outcomes_may_be_bools_dicts_or_objects(memory) -> None:  # type: ignore[no-untyped-def]
+def test_outcomes_may_be_bools_dicts_or_objects(memory: Memory) -> None:
     provider, _ = memory
     answers = {"a": True, "b": {"success": False, "error": "graded wrong"}, "c": None,
                "d": EpisodeOutcome(True)}
@@ -207,3 +210,13 @@ def test_outcomes_may_be_bools_dicts_or_objects(memory) -> None:  # type: ignore
 def test_workers_must_be_positive() -> None:
     with pytest.raises(ValueError):
         CampaignRunner(lambda spec: True, workers=0)
+
+
+def test_an_episode_that_cannot_even_open_is_a_crash_not_a_stop(memory: Memory) -> None:
+    provider, _ = memory
+    runner = CampaignRunner(lambda spec: True, workers=2, tracer_provider=provider, progress=False)
+    specs = [EpisodeSpec("ref", "t0", "llm_no_such_fault", 0), EpisodeSpec("ref", "t1", "none", 0)]
+    result = runner.run(specs)
+    by_task = {r.spec.task_id: r for r in result.results}
+    assert by_task["t0"].crashed and "llm_no_such_fault" in (by_task["t0"].error or "")
+    assert by_task["t1"].success is True

@@ -55,17 +55,18 @@ def test_round_trip_keeps_steps_labels_and_diagnoses(store: Path, corpus: list) 
 
 
 def _strip_ground_truth(path: Path) -> int:
+    """Remove every ground-truth attribute from every stored span (JSON merge-patch with nulls)."""
     conn = connect(path, read_only=False)
     try:
-        rows = conn.execute("SELECT span_id, attributes FROM spans").fetchall()
-        changed = 0
-        for span_id, attrs in rows:
-            a = json.loads(attrs) if isinstance(attrs, str) else dict(attrs)
-            kept = {k: v for k, v in a.items() if not A.is_ground_truth(k)}
-            if kept != a:
-                conn.execute("UPDATE spans SET attributes = ? WHERE span_id = ?", [json.dumps(kept), span_id])
-                changed += 1
-        return changed
+        rows = conn.execute("SELECT DISTINCT unnest(json_keys(attributes)) FROM spans").fetchall()
+        keys = [k for (k,) in rows if A.is_ground_truth(k)]
+        if not keys:
+            return 0
+        patch = json.dumps({k: None for k in keys})
+        touched = conn.execute("SELECT count(*) FROM spans WHERE list_has_any(json_keys(attributes), ?)",
+                               [keys]).fetchone()[0]
+        conn.execute("UPDATE spans SET attributes = json_merge_patch(attributes, ?::JSON)", [patch])
+        return int(touched)
     finally:
         conn.close()
 

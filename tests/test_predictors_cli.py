@@ -97,7 +97,14 @@ def test_evaluate_a_saved_model(corpus_db: Path, tmp_path: Path) -> None:
     assert run("train", corpus_db, "--out", model)[0] == 0
     code, out, err = run("evaluate", corpus_db, "--model", model, "--bootstrap", "20")
     assert code == 0, err
-    assert "AUROC" in out and "90 episodes" in out and "SIMULATED" in out
+    held_out = FailurePredictor.load(model).meta["test_tasks"]
+    n_test = sum(1 for e in load_episodes(corpus_db) if e.task_id in held_out)
+    assert "held-out test tasks" in out and f"{n_test} episodes" in out and "SIMULATED" in out
+    # On another file every episode counts.
+    other = write_corpus(tmp_path / "other.duckdb", synthetic_corpus(4, 1))
+    code, out, err = run("evaluate", other, "--model", model, "--bootstrap", "20")
+    assert code == 0, err
+    assert "12 episodes" in out and "held-out" not in out
 
 
 @pytest.mark.parametrize("args", [

@@ -231,3 +231,45 @@ def test_open_trace_limit_retires_the_oldest(pipeline_factory: Any) -> None:
         tids.append(format(parent.get_span_context().trace_id, "032x"))
     assert len(pipe.live._open) == 2
     assert all(len(pipe.live.history(t)) == 1 for t in tids)             # the retired one is still queryable
+
+
+def test_live_matches_offline_on_the_reference_agent_with_real_faults(
+        tmp_path: Path, trained: FailurePredictor, pipeline_factory: Any) -> None:
+    """The openai SDK against the simulated model, tool-result faults, logprobs: live == stored."""
+    import httpx2
+    import openai
+
+    from agentchaos_otel.inject.tools import ToolFaultInjector
+    from agentchaos_otel.inject.transport import ChaosTransport
+    from agentchaos_otel.sim.reference_agent import ReferencePolicy, run_reference_agent
+    from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, reference_tasks
+    from agentchaos_otel.sim.server import SimulatedModelServer
+
+    db = tmp_path / "traces.duckdb"
+    pipe = pipeline_factory(trained, db)
+    live_ids = []
+    with SimulatedModelServer(ReferencePolicy(), seed=0) as server:
+        transport = ChaosTransport(httpx2.HTTPTransport(), tracer_provider=pipe.provider)
+        client = openai.OpenAI(base_url=server.base_url, api_key="sk-sim", max_retries=0,
+                               http_client=httpx2.Client(transport=transport))
+        for i, task in enumerate(reference_tasks(4, seed=3)):
+            with Episode(task.task_id, seed=i, condition="independent", tracer_provider=pipe.provider,
+                         simulated=True) as ep:
+                tools = ToolFaultInjector("independent", seed=i, episode_key=task.task_id, rate=0.5,
+                                          tracer_provider=pipe.provider).wrap(dict(REFERENCE_TOOLS))
+                run = run_reference_agent(client, task, model=ReferencePolicy().name, tools=tools,
+                                          request_options={"logprobs": True, "top_logprobs": 20})
+                ep.set_outcome(bool(run.success))
+            live_ids.append(format(ep.span.get_span_context().trace_id, "032x"))
+        client.close()
+    pipe.provider.force_flush()
+    stored = {e.trace_id: e for e in load_episodes(db)}
+    assert set(live_ids) <= set(stored)
+    some_logprobs = False
+    for tid in live_ids:
+        ep = stored[tid]
+        assert len(ep.steps) >= 2
+        some_logprobs |= any(s.get(A.LOGPROBS_ENTROPY_MEAN) is not None for s in ep.llm_steps)
+        assert [score for _, score in pipe.live.history(tid)] == trained.score_prefixes(ep)
+    assert some_logprobs
+    assert any(e.faults() for e in load_episodes(db, blind=False))      # faults really were injected

@@ -230,3 +230,13 @@ def test_llm_and_tool_faults_of_the_same_type_are_kept_apart() -> None:
     assert c.types == ("llm/timeout", "timeout")
     assert c.effects["llm/timeout"].value < c.effects["timeout"].value < 0
     assert set(M.abandonment(eps)) == {"timeout", "llm/timeout", "clean"}
+
+
+def test_success_with_and_without_retry() -> None:
+    eps = [episode("t1", "independent", 0, False,
+                   [llm(), tool("a", "x", fault="timeout"), llm(), tool("a", "x"), llm(0)]),
+           episode("t2", "independent", 0, True,
+                   [llm(), tool("a", "x", fault="timeout"), llm(), tool("b", "y"), llm(0)]),
+           episode("t3", "independent", 0, False, [llm(), tool("a", "x", fault="empty"), llm(0)]),
+           episode("t4", "none", 0, True, [llm(), tool("a", "x"), llm(), tool("a", "x"), llm(0)])]
+    assert M.success_by_retry(eps) == {"with_retry": M.Rate(0, 1), "without_retry": M.Rate(1, 2)}

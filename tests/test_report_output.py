@@ -5,12 +5,14 @@ import re
 from pathlib import Path
 
 import pytest
+from matplotlib.figure import Figure
 from rich.console import Console
 
 from agentchaos_otel.campaign import html as H
 from agentchaos_otel.campaign import plots
 from agentchaos_otel.campaign import report as R
 from agentchaos_otel.campaign.measures import StudyMeasures
+from agentchaos_otel.store.model import EpisodeTrace
 from tests.test_report_corpus import episode, llm, synthetic_study, tool
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -32,8 +34,8 @@ def _render(m: StudyMeasures) -> str:
     return console.export_text()
 
 
-def _titles(fig) -> list[str]:  # type: ignore[no-untyped-def]
-    return [fig._suptitle.get_text()] + [ax.get_title() for ax in fig.axes]
+def _titles(fig: Figure) -> list[str]:
+    return [fig.get_suptitle()] + [ax.get_title() for ax in fig.axes]
 
 
 def test_every_terminal_table_of_a_simulated_corpus_says_simulated(simulated: StudyMeasures) -> None:
@@ -94,7 +96,7 @@ def test_html_escapes_trace_content(tmp_path: Path) -> None:
     [episode("t", "bursty", 0, True, [llm(), tool(), llm(0)])],
     [episode("t", "bursty", 0, None, [llm(0)])],
 ])
-def test_degenerate_corpora_give_messages_not_crashes(tmp_path: Path, corpus: list) -> None:  # type: ignore[type-arg]
+def test_degenerate_corpora_give_messages_not_crashes(tmp_path: Path, corpus: list[EpisodeTrace]) -> None:
     m = R.build(corpus, resamples=20)
     assert m.warnings
     text = _render(m)

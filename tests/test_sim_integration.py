@@ -110,3 +110,40 @@ def test_tool_conditions_run_and_emit_tool_spans(client: openai.OpenAI, tracing:
     if condition == "independent":
         assert any(s.attributes.get(A.FAULT_INJECTED) for _, spans in results for s in spans)
         assert not all(run.success for run, _ in results)
+
+
+def test_configured_process_stores_reference_episodes_in_duckdb(server: SimulatedModelServer,
+                                                                 tmp_path: Any) -> None:
+    """configure() instruments every client; the stored episodes must mirror what the agent did."""
+    import agentchaos_otel
+    from agentchaos_otel.store.episodes import load_episodes
+
+    db = tmp_path / "traces.duckdb"
+    provider = TracerProvider()
+    handle = agentchaos_otel.configure(db=db, tracer_provider=provider)
+    tasks = reference_tasks(3, seed=13, min_subtasks=3, max_subtasks=5)
+    plans = [None, "llm_error_single", "http_500"]
+    runs = []
+    try:
+        with openai.OpenAI(base_url=server.base_url, api_key="sk-simulated", max_retries=0) as client:
+            for task, plan in zip(tasks, plans, strict=True):
+                with agentchaos_otel.episode(task.task_id, plan=plan, seed=0, agent_name="reference",
+                                             condition=plan or "clean", simulated=True,
+                                             tracer_provider=provider) as ep:
+                    tools = ToolFaultInjector("none", tracer_provider=provider).wrap(dict(REFERENCE_TOOLS))
+                    run = run_reference_agent(client, task, model=MODEL, tools=tools)
+                    ep.set_outcome(run.success, run.error)
+                runs.append(run)
+    finally:
+        handle.shutdown()
+        provider.shutdown()
+    episodes = {e.task_id: e for e in load_episodes(db, blind=False)}
+    assert set(episodes) == {t.task_id for t in tasks}
+    for task, run, plan in zip(tasks, runs, plans, strict=True):
+        ep = episodes[task.task_id]
+        assert ep.success == run.success
+        assert len(ep.llm_steps) == run.llm_calls
+        assert len(ep.tool_steps) == len(run.tool_log)
+        assert [s.step for s in ep.steps] == list(range(len(ep.steps)))
+        assert ep.triggered == (plan is not None)
+    assert runs[0].success and not runs[1].success and not runs[2].success

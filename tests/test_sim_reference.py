@@ -107,6 +107,9 @@ def test_check_accepts_right_answers_and_rejects_wrong_missing_and_double_bookin
     assert not task.check(f"1. It is {temp} C.\n3. Booked {fid}.", booked)
     assert not task.check(None, booked)
     assert task.check(f"2. {pop}\n1. {temp}\n3. {fid}", booked)  # the order of lines is free
+    flipped = temp[1:] if temp.startswith("-") else "-" + temp
+    assert not task.check(f"1. It is {flipped} C.\n2. {pop}\n3. {fid}", booked)
+    assert not task.check(f"1. {temp}\n2. {pop}0\n3. {fid}", booked)
 
 
 def test_tools_are_deterministic_and_labelled() -> None:

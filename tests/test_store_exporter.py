@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -149,7 +150,8 @@ _WRITER = textwrap.dedent("""
 
     db, n_batches, per_batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     tp = TracerProvider()
-    proc = BatchSpanProcessor(DuckDBSpanExporter(db, lock_timeout_s=10.0), max_export_batch_size=per_batch)
+    proc = BatchSpanProcessor(DuckDBSpanExporter(db, lock_timeout_s=10.0), max_export_batch_size=per_batch,
+                              schedule_delay_millis=600_000)  # only whole batches, never a timed partial one
     tp.add_span_processor(proc)
     tracer = tp.get_tracer("writer")
     for b in range(n_batches):
@@ -242,3 +244,22 @@ def test_missing_directories_are_created(tmp_path: Path) -> None:
     with provider(db) as (tracer, _, _):
         emit_episode(tracer, "t", [Step("llm")])
     assert count(db) == 2
+
+
+def test_opentelemetry_instrument_auto_configuration(tmp_path: Path) -> None:
+    """`OTEL_TRACES_EXPORTER=agentchaos_duckdb opentelemetry-instrument python agent.py` fills the store."""
+    db = tmp_path / "auto.duckdb"
+    agent = tmp_path / "agent.py"
+    agent.write_text("from opentelemetry import trace\n"
+                     "with trace.get_tracer('auto').start_as_current_span('chat m', attributes="
+                     f"{{'{A.GEN_AI_OPERATION_NAME}': '{A.OP_CHAT}'}}):\n    pass\n")
+    env = {**os.environ, "OTEL_TRACES_EXPORTER": "agentchaos_duckdb", "AGENTCHAOS_DB": str(db),
+           "OTEL_METRICS_EXPORTER": "none", "OTEL_LOGS_EXPORTER": "none", "OTEL_SERVICE_NAME": "auto-svc"}
+    instrument = Path(sys.executable).parent / "opentelemetry-instrument"
+    r = subprocess.run([str(instrument), sys.executable, str(agent)], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    with open_store(db) as conn:
+        got = conn.execute("SELECT l.name, s.service_name FROM llm_calls l "
+                           "JOIN spans s USING (trace_id, span_id)").fetchall()
+    assert got == [("chat m", "auto-svc")]

@@ -280,3 +280,42 @@ def test_objects_that_are_not_data_get_only_content_free_kinds() -> None:
     for kind in ("malformed_json", "truncated", "key_rename", "wrong_value"):
         with pytest.raises(UntransformableResult):
             apply(kind, gen)
+
+
+def _random_value(rng: random.Random, depth: int = 0) -> Any:
+    choices = ["int", "float", "str", "date", "id", "bool", "none", "datetime"]
+    if depth < 3:
+        choices += ["dict", "dict", "list"]
+    kind = rng.choice(choices)
+    if kind == "dict":
+        keys = rng.sample(["id", "name", "user_id", "amount", "created", "items", "meta", "Tags", "x-y", ""],
+                          rng.randint(0, 5))
+        return {k: _random_value(rng, depth + 1) for k in keys}
+    if kind == "list":
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 6))]
+    return {
+        "int": lambda: rng.randint(-10**6, 10**6), "float": lambda: rng.uniform(-1e4, 1e4),
+        "str": lambda: rng.choice(["", "ok", "Ä ünïcode", "a\nb", "12.5"]),
+        "date": lambda: f"20{rng.randint(10, 30)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+        "id": lambda: f"TCK-{rng.randint(0, 9999):04d}", "bool": lambda: rng.random() < 0.5,
+        "none": lambda: None, "datetime": lambda: dt.datetime(2024, 3, 15, 8, 30),
+    }[kind]()
+
+
+@pytest.mark.parametrize("kind", TOOL_FAULT_KINDS)
+def test_random_nested_results_never_break_a_kind(kind: str) -> None:
+    rng = random.Random(2024)
+    state = EpisodeToolState(seed=1)
+    for i in range(150):
+        value = {"result": _random_value(rng)} if i % 2 else _random_value(rng)
+        if not isinstance(value, (dict, list, str, int, float, bool, type(None))):
+            continue
+        snapshot = repr(value)
+        shown = apply_tool_fault(kind, value, rng=random.Random(i), state=state)
+        assert repr(value) == snapshot
+        if kind == "malformed_json":
+            assert isinstance(shown, str) and not is_json(shown)
+        elif isinstance(value, dict):
+            assert isinstance(shown, dict)
+        elif isinstance(value, list) and kind not in ("timeout", "rate_limit"):
+            assert isinstance(shown, list)

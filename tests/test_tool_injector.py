@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import threading
 from pathlib import Path
@@ -18,6 +19,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, StatusCode
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.inject import binding
 from agentchaos_otel.inject.plan import load_plan_file
 from agentchaos_otel.inject.tools import CALL_ID_KWARG, ToolFaultInjector
 from agentchaos_otel.inject.transport import ChaosTransport
@@ -420,3 +422,47 @@ def test_threads_sharing_one_injector_get_distinct_steps() -> None:
     assert inj.calls == 200
     steps = [r["step"] for r in inj.fault_log]
     assert len(steps) == len(set(steps)) and 60 < len(steps) < 140
+
+
+@pytest.mark.parametrize("kind", ["truncated", "key_rename", "wrong_value"])
+def test_faults_never_touch_the_tools_internal_state(kind: str) -> None:
+    bot = TradingBot()
+    bot._load_scenario({"authenticated": True, "watch_list": ["NVDA", "AAPL", "GOOG", "MSFT"]})
+    before = list(bot.watch_list)
+    inj = ToolFaultInjector("independent", rate=1.0, kinds=(kind,))
+    shown = inj.wrap(bot).get_watchlist()  # BFCL hands out its own list object
+    assert shown != {"watchlist": before}
+    assert bot.watch_list == before
+
+
+def test_a_module_of_tool_functions_is_wrapped(memory_tracing: Tracing) -> None:
+    provider, exporter = memory_tracing
+    module = importlib.import_module("agentchaos_otel.sim.reference_tasks")
+
+    inj = ToolFaultInjector("none", tracer_provider=provider)
+    tools = inj.wrap(module)
+    assert tools.get_population(city="Lisbon") == module.get_population(city="Lisbon")
+    assert tools.CITIES == module.CITIES
+    assert [s.name for s in tool_spans(exporter)] == ["execute_tool get_population"]
+    assert set(module.REFERENCE_TOOLS) <= set(inj.tool_names)
+
+
+def test_process_wide_plan_applies_outside_episodes(tmp_path: Path) -> None:
+    plan_file = tmp_path / "plan.toml"
+    plan_file.write_text('name = "drift"\ntool_condition = "bursty"\n')
+    binding.set_process_default(binding.EpisodeState(task_id=None, plan=load_plan_file(plan_file), seed=9))
+    try:
+        inj = ToolFaultInjector()
+        assert (inj.condition, inj.seed, inj.episode_key) == ("bursty", 9, "")
+        assert ToolFaultInjector("none").condition == "none"  # an explicit condition wins
+    finally:
+        binding.set_process_default(None)
+    assert ToolFaultInjector().condition == "none"
+
+
+def test_bad_condition_and_non_callable_tools_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown tool condition 'sometimes'"):
+        ToolFaultInjector("sometimes")
+    with pytest.raises(TypeError):
+        ToolFaultInjector("none").wrap(TradingBot)
+    assert ToolFaultInjector("none").wrap({"version": "1.0"}) == {"version": "1.0"}

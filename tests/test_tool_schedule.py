@@ -137,3 +137,9 @@ def test_bad_arguments_are_refused() -> None:
         ToolFaultSchedule("independent", random.Random(0), rate=1.5)
     with pytest.raises(ValueError):
         ToolFaultSchedule("persistent", random.Random(0), persistent_start=(3, 1))
+
+
+def test_conditions_match_what_plans_accept() -> None:
+    from agentchaos_otel.inject import plan
+
+    assert TOOL_CONDITIONS == plan.TOOL_CONDITIONS

@@ -28,7 +28,8 @@ campaign_app = app
 # options allowed after the file argument (click groups stop parsing options at the first
 # positional by default).
 report_app = typer.Typer(help="Robustness report from a trace file.", add_completion=False,
-                         pretty_exceptions_enable=False, context_settings={"allow_interspersed_args": True})
+                         pretty_exceptions_enable=False, context_settings={"allow_interspersed_args": True},
+                         subcommand_metavar="")
 
 TOOL_CONDITIONS = ("none", "independent", "bursty", "persistent")
 

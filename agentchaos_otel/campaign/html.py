@@ -72,6 +72,11 @@ def _tables(m: StudyMeasures) -> list[str]:
     out.append(_table(R.title("Per fault type", m),
                       ["fault type", "contribution pts [95% CI]", "published", "single-fault success", "n",
                        "published", "retry", "published", "abandonment", "published"], rows))
+    if m.retry_success:
+        out.append(_table(R.title("Success of faulted episodes with and without a retry", m),
+                          ["episodes", "success", "published"],
+                          [[k.replace("_", " "), R.rate(r), R.pub(P.RETRY_EPISODE_SUCCESS.get(k))]
+                           for k, r in m.retry_success.items()]))
     rows = [[c, str(b.runs), "—" if b.mean is None else f"{b.mean:.2f}", str(b.longest), R.pct(b.rate),
              "" if c not in P.BURST_RUN_LENGTH else f"{P.BURST_RUN_LENGTH[c].value:.2f}"]
             for c, b in m.bursts.items()]

@@ -56,13 +56,29 @@ class Estimate:
         return asdict(self)
 
 
+# Resamples are drawn in blocks of about this many cells, so a large corpus or a large
+# --resamples bounds memory instead of materialising one (resamples x n) matrix.
+_BLOCK_CELLS = 2_000_000
+
+
+def _blocks(resamples: int, n: int) -> list[int]:
+    size = max(1, _BLOCK_CELLS // max(1, n))
+    return [min(size, resamples - start) for start in range(0, resamples, size)]
+
+
+def resampled_means(values: np.ndarray, rng: np.random.Generator, resamples: int) -> np.ndarray:
+    """Means of ``resamples`` bootstrap resamples of ``values`` (drawn with replacement)."""
+    out = [values[rng.integers(0, values.size, size=(k, values.size))].mean(axis=1)
+           for k in _blocks(resamples, values.size)]
+    return np.concatenate(out) if out else np.empty(0)
+
+
 def bootstrap_mean(values: Sequence[float], *, seed: int, label: str,
                    resamples: int = DEFAULT_RESAMPLES) -> Estimate:
     arr = np.asarray(values, dtype=float)
     if arr.size == 0:
         return Estimate(None, n=0)
-    idx = _rng(seed, "mean", label).integers(0, arr.size, size=(resamples, arr.size))
-    lo, hi = _percentiles(arr[idx].mean(axis=1))
+    lo, hi = _percentiles(resampled_means(arr, _rng(seed, "mean", label), resamples))
     return Estimate(float(arr.mean()), lo, hi, int(arr.size))
 
 
@@ -232,8 +248,7 @@ def paired_differences(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, 
         f = np.array([np.mean(by_cond[cond][k]) for k in keys])
         c = np.array([np.mean(base[k]) for k in keys])
         d = f - c
-        idx = _rng(seed, "paired", cond, str(triggered_only)).integers(0, d.size, size=(resamples, d.size))
-        lo, hi = _percentiles(d[idx].mean(axis=1))
+        lo, hi = _percentiles(resampled_means(d, _rng(seed, "paired", cond, str(triggered_only)), resamples))
         out[cond] = PairedDifference(cond, len(keys), float(f.mean()), float(c.mean()),
                                      Estimate(float(d.mean()), lo, hi, len(keys)))
     return out
@@ -265,7 +280,7 @@ def _sigmoid(z: np.ndarray | float) -> np.ndarray:
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, max_iter: int = 100,
-                 weights: np.ndarray | None = None) -> np.ndarray:
+                 weights: np.ndarray | None = None, start: np.ndarray | None = None) -> np.ndarray:
     """Intercept and coefficients of a logistic regression by Newton-Raphson.
 
     ``weights`` may be one row of case weights or a (B, n) matrix of them, in which case B fits
@@ -273,21 +288,25 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, max_iter: in
     multinomial case counts as weights, so thousands of resamples cost a few batched solves
     instead of thousands of separate fits. The weak L2 penalty (intercept unpenalised) keeps a
     fit finite when a resample separates the classes (a type seen only in failures) and leaves
-    well-identified coefficients where they are.
+    well-identified coefficients where they are. ``start`` (the full-sample fit, for resamples)
+    makes Newton converge in a few steps instead of a dozen.
     """
     design = np.column_stack([np.ones(len(x)), x])
     w = np.ones((1, len(x))) if weights is None else np.atleast_2d(np.asarray(weights, dtype=float))
     k = design.shape[1]
     ridge = np.full(k, l2)
     ridge[0] = 0.0
-    beta = np.zeros((w.shape[0], k))
+    beta = np.zeros((w.shape[0], k)) if start is None else np.tile(np.asarray(start, dtype=float),
+                                                                   (w.shape[0], 1))
     active = np.ones(w.shape[0], dtype=bool)
+    # Each case's outer product, flattened: every Hessian of the batch is then one matrix product.
+    outer = np.einsum("ni,nj->nij", design, design).reshape(len(design), k * k)
     for _ in range(max_iter):
         b, wa = beta[active], w[active]
         p = _sigmoid(b @ design.T)
         grad = (wa * (y - p)) @ design - ridge * b
         curv = wa * p * (1 - p)
-        hess = (design.T[None] * curv[:, None, :]) @ design + np.diag(ridge + 1e-9)
+        hess = (curv @ outer).reshape(-1, k, k) + np.diag(ridge + 1e-9)
         step = np.linalg.solve(hess, grad[..., None])[..., 0]
         beta[active] = b + step
         done = np.max(np.abs(step), axis=1) < 1e-7
@@ -353,15 +372,22 @@ def _fit_family(eps: Sequence[EpisodeTrace], types: tuple[str, ...], *, seed: in
     # Effects are evaluated at the full sample's mean covariates in every resample, so the
     # interval reflects the uncertainty of the coefficients, not of where the mean lies.
     x_mean = xs.mean(axis=0)
-    point = _effects(fit_logistic(xs, yf), x_mean, len(types))[0]
+    full = fit_logistic(xs, yf)
+    point = _effects(full, x_mean, len(types))[0]
     rng = _rng(seed, "contributions", label)
-    counts = rng.multinomial(len(eps), np.full(len(eps), 1.0 / len(eps)), size=resamples).astype(float)
-    # A resample holding one outcome only cannot be fitted; it is skipped and reported.
-    has_both = (counts @ yf > 0) & (counts @ (1 - yf) > 0)
-    boot = np.empty((0, len(types)))
-    if has_both.any():
-        boot = _effects(fit_logistic(xs, yf, weights=counts[has_both]), x_mean, len(types))
-    used = int(has_both.sum())
+    draws = [np.empty((0, len(types)))]
+    # Each batched Newton step holds a few (block x episodes) arrays: size blocks by that.
+    for k in _blocks(resamples, len(eps) * 4):
+        n = len(eps)
+        idx = rng.integers(0, n, size=(k, n)) + (np.arange(k) * n)[:, None]
+        counts = np.bincount(idx.ravel(), minlength=k * n).reshape(k, n).astype(float)
+        # A resample holding one outcome only cannot be fitted; it is skipped and reported.
+        has_both = (counts @ yf > 0) & (counts @ (1 - yf) > 0)
+        if has_both.any():
+            fits = fit_logistic(xs, yf, weights=counts[has_both], start=full)
+            draws.append(_effects(fits, x_mean, len(types)))
+    boot = np.concatenate(draws)
+    used = len(boot)
     effects = {}
     for k, t in enumerate(types):
         lo, hi = _percentiles(boot[:, k]) if used else (None, None)
@@ -477,6 +503,26 @@ def retry_rates(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
             hits[key] += int(r)
     keys = sorted(totals, key=lambda k: (k == "unfaulted", k))
     return {k: Rate(hits[k], totals[k]) for k in keys}
+
+
+def success_by_retry(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
+                     window: int = RETRY_WINDOW) -> dict[str, Rate]:
+    """Success of triggered faulted episodes with and without a retry after a faulted tool step.
+
+    The study's link from behaviour to outcome: a retry re-applies an operation that had in fact
+    succeeded, so episodes with one should succeed less often.
+    """
+    hits: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
+    for ep in scored(episodes):
+        if is_clean(ep, clean) or not ep.triggered:
+            continue
+        any_retry = any(s.kind == "tool" and is_faulted(s) and retried(ep, i, window)
+                        for i, s in enumerate(ep.steps))
+        key = "with_retry" if any_retry else "without_retry"
+        totals[key] += 1
+        hits[key] += int(bool(ep.success))
+    return {k: Rate(hits[k], totals[k]) for k in ("with_retry", "without_retry") if totals[k]}
 
 
 def stopped_after(ep: EpisodeTrace, index: int) -> bool:
@@ -623,6 +669,7 @@ class StudyMeasures:
     contributions: Contributions
     single_fault: dict[str, Estimate]
     retry: dict[str, Rate]
+    retry_success: dict[str, Rate]
     abandonment: dict[str, Rate]
     bursts: dict[str, RunLengths]
     crashes: list[Crash]
@@ -671,6 +718,7 @@ def compute_all(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: i
                                             triggered_only=True),
         contributions=contrib,
         single_fault=single_fault_success(episodes, clean=clean, seed=seed, resamples=resamples),
-        retry=retry_rates(episodes, clean=clean), abandonment=abandonment(episodes, clean=clean),
+        retry=retry_rates(episodes, clean=clean), retry_success=success_by_retry(episodes, clean=clean),
+        abandonment=abandonment(episodes, clean=clean),
         bursts=burst_run_lengths(episodes), crashes=crashes(episodes), warnings=notes,
     )

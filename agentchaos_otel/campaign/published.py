@@ -88,6 +88,12 @@ ABANDONMENT: dict[str, PublishedValue] = {
     "clean": PublishedValue(6.0),
 }
 
+# Success of faulted episodes with and without a retry after a fault, percent.
+RETRY_EPISODE_SUCCESS: dict[str, PublishedValue] = {
+    "with_retry": PublishedValue(14.5),
+    "without_retry": PublishedValue(24.8),
+}
+
 # Mean run length of consecutive faulted steps, steps.
 BURST_RUN_LENGTH: dict[str, PublishedValue] = {
     "bursty": PublishedValue(2.72),

@@ -159,6 +159,10 @@ def render_terminal(m: StudyMeasures, console: Console) -> None:
         t.add_row("(unfaulted / clean)", rate(m.retry.get("unfaulted")), pub(P.RETRY_RATE["unfaulted"]),
                   rate(m.abandonment.get("clean")), pub(P.ABANDONMENT["clean"]))
         console.print(t)
+    if m.retry_success:
+        parts = [f"{k.replace('_', ' ')} {rate(r)} (published {pub(P.RETRY_EPISODE_SUCCESS.get(k))})"
+                 for k, r in m.retry_success.items()]
+        console.print(title("Success of faulted episodes", m) + ": " + "; ".join(parts))
 
     t = Table(title=title("Measured burst structure (consecutive faulted steps) and episode shape", m))
     for col in ("condition", "runs", "mean run length", "longest", "faulted steps", "per-step rate",
@@ -204,6 +208,7 @@ def to_json(m: StudyMeasures) -> dict[str, Any]:
         "type_contribution": pv(P.TYPE_CONTRIBUTION),
         "single_fault_success": pv(P.SINGLE_FAULT_SUCCESS),
         "retry_rate": pv(P.RETRY_RATE),
+        "retry_episode_success": pv(P.RETRY_EPISODE_SUCCESS),
         "abandonment": pv(P.ABANDONMENT),
         "burst_run_length": pv(P.BURST_RUN_LENGTH),
         "totals": P.STUDY_TOTALS,

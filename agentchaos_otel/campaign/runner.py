@@ -252,12 +252,18 @@ class CampaignRunner:
                        simulated=self.simulated, tracer_provider=self.tracer_provider)
 
     def run_episode(self, spec: EpisodeSpec) -> EpisodeResult:
-        """One episode; never raises for anything the agent does.
+        """One episode; never raises, whatever the agent (or a broken plan) does.
 
         Agents whose ``run_one`` opens its own episode (``opens_episode``) are called bare; if
         one crashes before recording an outcome, an episode carrying only the error is written
         so the crash is in the store under its task, condition and seed.
         """
+        try:
+            return self._run_episode(spec)
+        except Exception as exc:  # e.g. the episode itself could not be opened: nothing to record on
+            return EpisodeResult(spec, False, f"{type(exc).__name__}: {exc}", True, None)
+
+    def _run_episode(self, spec: EpisodeSpec) -> EpisodeResult:
         if self.opens_episode:
             try:
                 outcome = _normalise(self.run_one(spec))
@@ -290,6 +296,7 @@ class CampaignRunner:
         with Progress(*columns, console=self.console, disable=not self.progress) as bar:
             task = bar.add_task("episodes", total=len(todo), ok=0, fail=0, crash=0)
             pending: set[Future[EpisodeResult]] = set()
+            tally = {"ok": 0, "fail": 0, "crash": 0}
             queue = iter(todo)
             with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="campaign") as pool:
                 while True:
@@ -304,8 +311,8 @@ class CampaignRunner:
                     for fut in finished:
                         r = fut.result()
                         result.results.append(r)
-                        c = result.counts
-                        bar.update(task, advance=1, ok=c["succeeded"], fail=c["failed"], crash=c["crashed"])
+                        tally["crash" if r.crashed else "ok" if r.success else "fail"] += 1
+                        bar.update(task, advance=1, **tally)
         return result
 
 

@@ -78,6 +78,28 @@ def traces_summary(
         print_summary(console, summary, title=str(db))
 
 
+@traces_app.command("receive")
+def traces_receive(
+    db: Annotated[Path, typer.Option(help="Trace file to land spans in.")] = Path("traces.duckdb"),
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Loopback port (0 picks a free one).")] = 4318,
+    seconds: Annotated[float | None, typer.Option(help="Stop after this many seconds (default: until Ctrl-C).")] = None,
+) -> None:
+    """Receive OTLP/HTTP traces from any agent on loopback and store them in DuckDB."""
+    import time
+
+    from agentchaos_otel.store.otlp_receiver import OTLPReceiver
+
+    with OTLPReceiver(str(db), port=port) as receiver:
+        console.print(f"listening: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {db}")
+        deadline = None if seconds is None else time.monotonic() + seconds
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                time.sleep(0.2)
+        except KeyboardInterrupt:
+            pass
+        console.print(f"received {receiver.received} spans")
+
+
 @app.command("demo")
 def demo(
     db: Annotated[Path, typer.Option(help="Where to write traces.")] = Path("traces.duckdb"),

@@ -154,7 +154,7 @@ class ToolFaultInjector:
 
     # -- wrapping ----------------------------------------------------------------------------------
     def wrap(self, tools: Any) -> Any:
-        """Wrap a function, a mapping of name -> function, a list of functions, or an object.
+        """Wrap a function, a mapping of name -> function, a list of functions, an object or a module.
 
         An object comes back as a transparent proxy (``isinstance`` and attribute writes reach the
         real instance, so graders that inspect tool state keep working) whose public methods are
@@ -385,7 +385,7 @@ class ToolFaultInjector:
     def _log_to_episode(self, record: dict[str, Any]) -> None:
         """Mirror the firing into the bound episode's log, beside the LLM-side faults."""
         b = _binding()
-        ep = self._episode or _active_state()
+        ep = _current_episode() or self._episode
         if b is None or ep is None or not hasattr(b, "FaultRecord"):
             return
         try:
@@ -417,8 +417,14 @@ def _skip(span: Span, reason: str, kind: str | None = None) -> None:
 
 
 def _public_methods(obj: Any) -> list[str]:
-    """Public methods defined on the object's class (properties are left alone: reading one
-    could have side effects, and it is not a tool)."""
+    """Public methods defined on the object's class, or public functions defined in a module.
+
+    Properties are left alone: reading one could have side effects, and it is not a tool.
+    """
+    if inspect.ismodule(obj):
+        return [name for name, value in vars(obj).items()
+                if not name.startswith("_") and inspect.isroutine(value)
+                and getattr(value, "__module__", None) == obj.__name__]
     names = []
     for name in dir(type(obj)):
         if name.startswith("_"):

@@ -520,13 +520,14 @@ class _StreamAccumulator:
                 self.saw_content = True
                 self.content.append(text)
             for tc in _attr(delta, "tool_calls") or []:
-                idx = _attr(tc, "index") or 0
-                slot = self.calls.setdefault(idx, {"id": None, "name": "", "arguments": ""})
+                idx = _attr(tc, "index")
+                slot = self.calls.setdefault(idx if isinstance(idx, int) else 0,
+                                             {"id": None, "name": "", "arguments": ""})
                 if _attr(tc, "id"):
-                    slot["id"] = _attr(tc, "id")
+                    slot["id"] = str(_attr(tc, "id"))
                 fn = _attr(tc, "function")
                 if _attr(fn, "name"):
-                    slot["name"] += _attr(fn, "name")
+                    slot["name"] += str(_attr(fn, "name"))
                 if isinstance(_attr(fn, "arguments"), str):
                     slot["arguments"] += _attr(fn, "arguments")
             if _attr(choice, "finish_reason"):

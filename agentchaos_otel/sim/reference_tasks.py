@@ -281,7 +281,8 @@ def answer_lines(text: str | None) -> dict[int, str]:
 def _mentions(line: str, expected: str) -> bool:
     """Whole-value match, so '21.3' does not accept '121.35' and commas in numbers are ignored."""
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", line).casefold()
-    before = r"(?<![\w.])" if expected[:1].isalnum() else r"(?<![\d.])"  # "UTC+09:00" is fine
+    # A sign in front changes the value ("-4.6" is not "4.6"); "UTC+09:00" still matches "+09:00".
+    before = r"(?<![\w.+\-])" if expected[:1].isalnum() else r"(?<![\d.])"
     pattern = before + re.escape(expected.casefold()) + r"(?![\w]|\.\d)"
     return re.search(pattern, text) is not None
 

@@ -66,7 +66,7 @@ def _open(path: str, read_only: bool, timeout_s: float) -> duckdb.DuckDBPyConnec
         except duckdb.Error as exc:
             if _is_busy(exc):
                 if time.monotonic() + delay > deadline:
-                    raise StoreBusyError(f"{path}: locked by another process ({_one_line(exc)})") from None
+                    raise StoreBusyError(f"{path}: locked by another connection ({_one_line(exc)})") from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.1)
                 continue

@@ -12,6 +12,10 @@ from typing import Any
 from agentchaos_otel import attributes as A
 
 
+# Events the injector writes (firings, skipped firings) say where faults were scheduled.
+_GROUND_TRUTH_EVENTS = (A.FAULT_PREFIX, A.EVENT_INJECTOR_SKIP)
+
+
 @dataclass(frozen=True)
 class StepRecord:
     """One LLM call or tool execution of an episode, in episode order."""
@@ -40,7 +44,7 @@ class StepRecord:
             {**e, "attributes": {k: v for k, v in (e.get("attributes") or {}).items()
                                  if not A.is_ground_truth(k)}}
             for e in self.events
-            if not str(e.get("name", "")).startswith(A.FAULT_PREFIX)
+            if not str(e.get("name", "")).startswith(_GROUND_TRUTH_EVENTS)
         ]
         return replace(self, attributes=attrs, events=events)
 

@@ -55,6 +55,12 @@ class Episode:
     def experiment(self) -> str:
         return self.state.experiment.name
 
+    def wrap_tools(self, tools: Any) -> Any:
+        """The episode's tools behind the tool-result injector (plan's tool condition, episode seed)."""
+        from agentchaos_otel.inject.tools import ToolFaultInjector
+
+        return ToolFaultInjector.for_current_episode().wrap(tools)
+
     def set_outcome(self, success: bool, error: str | None = None) -> None:
         self.success = bool(success)
         if error is not None:

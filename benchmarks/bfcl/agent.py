@@ -123,7 +123,11 @@ def run_agent(task: BfclTask, client: Any, model: str, *, env: BfclEnv | None = 
                 name = str(getattr(fn, "name", "") or "")
                 arguments = getattr(fn, "arguments", None)
                 cid = getattr(tc, "id", None) or f"call_{turn}_{steps}_{i}"
-                calls.append((cid, name, arguments if isinstance(arguments, str) else json.dumps(arguments)))
+                if arguments is None:
+                    arguments = "{}"
+                elif not isinstance(arguments, str):
+                    arguments = json.dumps(arguments, default=str)
+                calls.append((cid, name, arguments))
             messages.append(_assistant_message(message, calls))
             step_log: list[str] = []
             for cid, name, arguments in calls:
