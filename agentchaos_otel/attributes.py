@@ -205,3 +205,8 @@ PREDICTOR_STEP = "agentchaos.predictor.step"  # last step of the prefix a score 
 ORIGINAL_TOOL_RESULT = "agentchaos.original.tool_result"  # what the tool really returned (content capture only)
 TOOL_CALL_INDEX = "agentchaos.tool.call_index"  # 0-based order of tool calls within the episode
 TARGET_TOOL_RESULT = "tool_result"  # value of agentchaos.fault.target for tool-result faults
+
+# --- campaign (runner and robustness report) -------------------------------------------------
+# On an episode root: run_one raised, so the harness (not the agent's own error handling) ended
+# it. Kept apart from EPISODE_ERROR, which also records errors the agent met and survived.
+EPISODE_CRASHED = "agentchaos.episode.crashed"

@@ -79,7 +79,8 @@ def run(
     task: Annotated[list[str] | None, typer.Option("--task", help="only these task ids")] = None,
     condition: Annotated[list[str] | None, typer.Option("--condition", help="only these conditions")] = None,
     trace_id: Annotated[list[str] | None, typer.Option("--trace", help="only these trace ids")] = None,
-    include_success: Annotated[bool, typer.Option("--all", help="diagnose successful episodes too")] = False,
+    include_success: Annotated[bool, typer.Option("--all", help="diagnose successful episodes too "
+                                                  "(default: failed or unknown outcome)")] = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="show at most N diagnoses")] = None,
     write: Annotated[bool, typer.Option("--write/--no-write", help="store rows in `diagnoses`")] = True,
     model_file: Annotated[Path | None, typer.Option("--model-file", help="learned model (joblib)")] = None,
@@ -93,7 +94,7 @@ def run(
     bootstrap: Annotated[int, typer.Option("--bootstrap", min=0, help="bootstrap resamples")] = 2000,
     seed: Annotated[int, typer.Option("--seed", help="bootstrap seed")] = 0,
 ) -> None:
-    """Diagnose every failed episode (or score the diagnosers with --evaluate)."""
+    """Diagnose every failed episode (or score the diagnosers against ground truth with --evaluate)."""
     if method not in METHODS:
         _fail(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     console = Console(soft_wrap=False, width=200 if not sys.stdout.isatty() else None)
@@ -111,13 +112,17 @@ def run(
                                      "evaluated": len(evaluation_set(episodes)), "simulated": simulated}
             if json_out:
                 typer.echo(scores_json(scores, extra))
+            elif not extra["evaluated"]:
+                console.print(f"nothing to score: none of the {len(episodes)} episode(s) failed after a fault "
+                              "that changed what the agent saw (ground truth comes from agentchaos.fault.*)")
             else:
                 console.print(f"{extra['evaluated']} failed, fault-triggered episodes of {len(episodes)}")
                 print_scores(console, scores, simulated=simulated)
             if llm is not None:
                 typer.echo(llm.usage.line(llm.model), err=json_out)
             return
-        chosen = episodes if include_success else [ep for ep in episodes if ep.success is False]
+        # Unknown outcomes (traces from other instrumentations carry none) are diagnosed too.
+        chosen = episodes if include_success else [ep for ep in episodes if ep.success is not True]
         diagnoses = diagnose_episodes(diagnoser, chosen)
         if write and diagnoses:
             write_diagnoses(file, diagnoses)

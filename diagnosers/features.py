@@ -65,7 +65,7 @@ def step_features(view: EpisodeView, o: Observation, prior_errors: int) -> list[
         float(o.args_empty), o.args_anomaly,
         *(_b(o.args_problem == p) for p in ARG_PROBLEMS),
     ]
-    rid_repeat = bool(llm and o.response_id and o.response_id in view.earlier_response_ids(o))
+    rid_repeat = llm and view.response_seen_before(o)
     prev = view.previous_llm(o) if llm else None
     digest_repeat = bool(prev and o.response_digest and prev.response_digest == o.response_digest)
     next_err = llm and any(c.result_is_error for c in view.next_tool_results(o))

@@ -167,6 +167,15 @@ def _output_message(attrs: dict[str, Any]) -> tuple[str | None, list[dict[str, A
     return None
 
 
+def _body_finish_reasons(attrs: dict[str, Any]) -> list[str]:
+    """Finish reasons from a raw response body recorded as OpenInference ``output.value``."""
+    body = _json(attrs.get(A.OI_OUTPUT_VALUE))
+    if isinstance(body, dict) and isinstance(body.get("choices"), list):
+        return [str(c["finish_reason"]) for c in body["choices"]
+                if isinstance(c, dict) and c.get("finish_reason")]
+    return []
+
+
 def _derive_llm(attrs: dict[str, Any]) -> dict[str, Any]:
     """Our signal attributes, computed from captured content when the trace lacks them."""
     if A.RESPONSE_CONTENT_LENGTH in attrs or A.RESPONSE_TOOL_CALL_COUNT in attrs:
@@ -175,6 +184,7 @@ def _derive_llm(attrs: dict[str, Any]) -> dict[str, Any]:
     if out is None:
         return attrs
     text, calls, fr = out
+    fr = fr or _body_finish_reasons(attrs)
     derived = dict(attrs)
     derived.update(signals.content_signals(text))
     derived.update(signals.tool_call_signals(calls, None))
@@ -278,6 +288,7 @@ class EpisodeView:
         self.obs = [observe_step(s, i) for i, s in enumerate(episode.steps)]
         llm = [o.duration_ms for o in self.obs if o.kind == "llm" and not o.transport_failed]
         self.llm_median_ms = statistics.median(llm) if llm else 0.0
+        self._first_by_id: dict[str, int] | None = None
         self._by_tool: dict[str, list[Observation]] = {}
         for o in self.obs:
             if o.kind == "tool" and o.tool_name:
@@ -334,8 +345,14 @@ class EpisodeView:
                 return c
         return None
 
-    def earlier_response_ids(self, o: Observation) -> set[str]:
-        return {c.response_id for c in self.obs[:o.index] if c.kind == "llm" and c.response_id}
+    def response_seen_before(self, o: Observation) -> bool:
+        """Whether an earlier LLM step already returned o's response id (a replayed response)."""
+        if self._first_by_id is None:
+            self._first_by_id = {}
+            for c in self.obs:
+                if c.kind == "llm" and c.response_id:
+                    self._first_by_id.setdefault(c.response_id, c.index)
+        return bool(o.response_id) and self._first_by_id.get(o.response_id or "", o.index) < o.index
 
     def next_tool_results(self, o: Observation) -> list[Observation]:
         """Tool steps that ran between o (an LLM step) and the next LLM step."""

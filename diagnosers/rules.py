@@ -189,7 +189,7 @@ def _args(o: Observation, v: EpisodeView) -> Finding | None:
 
 def _replayed(o: Observation, v: EpisodeView) -> Finding | None:
     """The same response id as an earlier reply: a cached/replayed response."""
-    if o.response_id and o.response_id in v.earlier_response_ids(o):
+    if v.response_seen_before(o):
         return Finding("stale", "content", 0.9, f"{_where(o)}: response id {o.response_id} seen before")
     prev = v.previous_llm(o)
     # Without a response id only a repeated *text* reply counts: agents legitimately repeat a tool call.

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.stats import rankdata
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.store.model import EpisodeTrace
@@ -79,15 +80,7 @@ def auroc(labels: Sequence[int] | np.ndarray, scores: Sequence[float] | np.ndarr
     n_neg = len(y) - n_pos
     if n_pos == 0 or n_neg == 0:
         return None
-    order = np.argsort(s, kind="mergesort")
-    ranks = np.empty(len(s))
-    sorted_s = s[order]
-    # Average ranks over ties.
-    boundaries = np.flatnonzero(np.diff(sorted_s)) + 1
-    starts = np.concatenate([[0], boundaries])
-    ends = np.concatenate([boundaries, [len(s)]])
-    for a, b in zip(starts, ends, strict=True):
-        ranks[order[a:b]] = (a + b + 1) / 2.0
+    ranks = rankdata(s)  # ties get their average rank
     return float((ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 

@@ -57,6 +57,7 @@ READ_ONLY_TOOL = re.compile(
 OBSERVED_KEYS: tuple[str, ...] = (
     A.GEN_AI_TOOL_NAME, A.OI_TOOL_NAME, A.GEN_AI_TOOL_CALL_ARGUMENTS, A.TOOL_ARGS_DIGEST,
     A.TOOL_RESULT_IS_ERROR, A.TOOL_RESULT_ERROR_MARKER, A.TOOL_RESULT_EMPTY, A.TOOL_STATE_CHANGED,
+    A.TOOL_RESULT_JSON_LIKE, A.TOOL_RESULT_IS_JSON,
     A.RESPONSE_STATUS_CODE, A.HTTP_RESPONSE_STATUS_CODE, A.RESPONSE_ERROR_MARKER, A.RESPONSE_TOOL_CALL_COUNT,
     A.RESPONSE_CONTENT_LENGTH, A.RESPONSE_TOOL_ARGS_DIGEST, A.RESPONSE_TOOL_NAMES,
     A.GEN_AI_RESPONSE_FINISH_REASONS, A.GEN_AI_USAGE_INPUT_TOKENS, A.GEN_AI_USAGE_OUTPUT_TOKENS,
@@ -72,6 +73,7 @@ EXTERNAL_FEATURES: tuple[str, ...] = (
     "tool_errors",
     "tool_error_rate",
     "tool_empty_results",
+    "tool_malformed_results",
     "last_tool_error",
     "no_change_run",
     "max_no_change_run",
@@ -182,6 +184,7 @@ class FeatureState:
     tool_calls: int = 0
     tool_errors: int = 0
     tool_empty_results: int = 0
+    tool_malformed_results: int = 0
     last_tool_error: bool = False
     no_change_run: int = 0
     max_no_change_run: int = 0
@@ -228,6 +231,9 @@ class FeatureState:
         self.tool_errors += failed
         self.last_tool_error = failed
         self.tool_empty_results += bool(step.get(A.TOOL_RESULT_EMPTY))
+        # Looks like JSON but does not parse: a result cut part-way.
+        self.tool_malformed_results += (step.get(A.TOOL_RESULT_JSON_LIKE) is True
+                                        and step.get(A.TOOL_RESULT_IS_JSON) is False)
         if tool_changed_state(step):
             self.state_changes += 1
             self.no_change_run = 0
@@ -304,6 +310,7 @@ class FeatureState:
             "tool_errors": float(self.tool_errors),
             "tool_error_rate": self.tool_errors / max(1, self.tool_calls),
             "tool_empty_results": float(self.tool_empty_results),
+            "tool_malformed_results": float(self.tool_malformed_results),
             "last_tool_error": float(self.last_tool_error),
             "no_change_run": float(self.no_change_run),
             "max_no_change_run": float(self.max_no_change_run),

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from agentchaos_otel import __version__
 from agentchaos_otel.store.model import EpisodeTrace
 from predictors.features import FeatureState, feature_names, has_logprobs, prefix_features, prefix_table
 
@@ -250,7 +251,8 @@ def fit_predictor(train: Sequence[EpisodeTrace], feature_set: str, *, seed: int 
         feature_set=feature_set, names=names, mean=[float(v) for v in scaler.mean_],
         scale=[float(v) for v in scaler.scale_], coef=[float(v) for v in clf.coef_[0]],
         intercept=float(clf.intercept_[0]),
-        meta={"train_episodes": len(train), "train_failures": n_fail, "train_prefixes": len(y), "C": C,
+        meta={"package_version": __version__,
+              "train_episodes": len(train), "train_failures": n_fail, "train_prefixes": len(y), "C": C,
               "seed": seed, "has_logprobs": has_logprobs(train)},
     )
 

@@ -85,7 +85,9 @@ def test_crash_is_recorded_on_its_root_span_and_the_campaign_goes_on(memory: Mem
     for s in crashed:
         assert "agent blew up" in s.attributes[A.EPISODE_ERROR]
         assert s.attributes[A.EPISODE_SUCCESS] is False
+        assert s.attributes[A.EPISODE_CRASHED] is True
         assert s.status.status_code.name == "ERROR"
+    assert not any(s.attributes.get(A.EPISODE_CRASHED) for s in roots if s.attributes[A.TASK_ID] != "boom")
     assert all(s.attributes.get(A.SIMULATED) is True for s in roots)
     # Tool spans are numbered within their own episode, not across the campaign.
     tools = [s for s in exporter.get_finished_spans() if s.name.startswith("execute_tool")]
@@ -124,6 +126,7 @@ def test_agent_that_opens_its_own_episode_is_not_wrapped_twice(memory: Memory) -
     assert sorted(s.attributes[A.TASK_ID] for s in roots) == ["boom", "t0"]  # one root each
     boom = next(s for s in roots if s.attributes[A.TASK_ID] == "boom")
     assert "before the episode opened" in boom.attributes[A.EPISODE_ERROR]
+    assert boom.attributes[A.EPISODE_CRASHED] is True
 
 
 def test_stop_finishes_running_episodes_and_starts_no_more(memory: Memory) -> None:
@@ -156,8 +159,7 @@ def test_campaign_resumes_from_the_trace_file_and_records_each_invocation(tmp_pa
     provider = _duckdb_provider(db)
     try:
         first = CampaignConfig(agent="ref", tasks=["t0", "boom", "t1"], conditions=["none", "bursty"],
-                               seeds=[0],
-                               workers=2, db=db, simulated=True)
+                               seeds=[0], workers=2, db=db, simulated=True)
         r1 = run_campaign(first, tool_agent(provider), tracer_provider=provider, progress=False,
                           flush=provider.force_flush)
         assert r1.counts["ran"] == 6 and r1.counts["crashed"] == 2
@@ -185,6 +187,9 @@ def test_campaign_resumes_from_the_trace_file_and_records_each_invocation(tmp_pa
     assert len(episodes) == 16
     boom = [e for e in episodes if e.task_id == "boom"]
     assert all(e.success is False and "agent blew up" in e.attributes[A.EPISODE_ERROR] for e in boom)
+    from agentchaos_otel.campaign.measures import crashes
+
+    assert sorted(c.task_id for c in crashes(episodes)) == ["boom", "boom"]
 
 
 def test_finished_episodes_of_missing_or_empty_files(tmp_path: Path) -> None:
@@ -220,3 +225,23 @@ def test_an_episode_that_cannot_even_open_is_a_crash_not_a_stop(memory: Memory) 
     by_task = {r.spec.task_id: r for r in result.results}
     assert by_task["t0"].crashed and "llm_no_such_fault" in (by_task["t0"].error or "")
     assert by_task["t1"].success is True
+
+
+def test_resume_does_not_mix_simulated_and_real_episodes(tmp_path: Path) -> None:
+    db = tmp_path / "traces.duckdb"
+    provider = _duckdb_provider(db)
+    try:
+        sim = CampaignConfig(agent="ref", tasks=["t0", "t1"], conditions=["none"], seeds=[0], db=db,
+                             simulated=True)
+        run_campaign(sim, tool_agent(provider), tracer_provider=provider, progress=False,
+                     flush=provider.force_flush)
+        real = CampaignConfig(agent="ref", tasks=["t0", "t1"], conditions=["none"], seeds=[0], db=db,
+                              simulated=False)
+        again = run_campaign(real, tool_agent(provider), tracer_provider=provider, progress=False,
+                             flush=provider.force_flush)
+    finally:
+        provider.shutdown()
+    assert again.counts["skipped_finished"] == 0 and again.counts["ran"] == 2
+    assert len(finished_episodes(db, simulated=True)) == 2 and len(finished_episodes(db,
+                                                                                     simulated=False)) == 2
+    assert len(finished_episodes(db)) == 2  # the same keys, once each

@@ -25,6 +25,20 @@ def _message(tool: bool) -> dict[str, Any]:
             "usage": {"input_tokens": 12, "output_tokens": 30}}
 
 
+_EVENTS = [
+    ("message_start", {"type": "message_start", "message": {"id": "msg_s", "type": "message", "role": "assistant",
+                                                            "model": "claude-sim", "content": [], "stop_reason": None,
+                                                            "usage": {"input_tokens": 9, "output_tokens": 1}}}),
+    ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+    ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                             "delta": {"type": "text_delta", "text": "Sunny in Oslo."}}),
+    ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+    ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}}),
+    ("message_stop", {"type": "message_stop"}),
+]
+SSE = b"".join(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in _EVENTS)
+
+
 class _Handler(BaseHTTPRequestHandler):
     """A loopback stand-in for the Anthropic API (simulated; shapes follow the public docs)."""
 
@@ -33,6 +47,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         req = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        if req.get("stream"):
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(SSE)))
+            self.end_headers()
+            for i in range(0, len(SSE), 50):
+                self.wfile.write(SSE[i:i + 50])
+                self.wfile.flush()
+            return
         body = json.dumps(_message("tool" in req["messages"][-1]["content"])).encode()
         self.send_response(200)
         self.send_header("content-type", "application/json")
@@ -88,3 +111,33 @@ def test_http_fault_uses_anthropic_error_shape(anthropic_url: str, memory_tracin
     body = r.json()
     assert body["type"] == "error" and body["error"]["type"] == "rate_limit_error"
     assert r.headers["retry-after"]
+
+
+def test_streamed_anthropic_message_is_annotated(anthropic_url: str, memory_tracing: Any) -> None:
+    """Streaming Messages responses pass through unchanged and are annotated when the stream ends."""
+    provider, exporter = memory_tracing
+    transport = ChaosTransport(httpx2.HTTPTransport(), tracer_provider=provider)
+    with httpx2.Client(transport=transport) as client, episode("as", tracer_provider=provider):
+        with client.stream("POST", anthropic_url, headers={"anthropic-version": "2023-06-01"},
+                           json={"model": "claude-sim", "stream": True, "messages": []}) as r:
+            assert b"".join(r.iter_bytes()) == SSE
+    (span,) = [s for s in exporter.get_finished_spans() if s.name.startswith("chat")]
+    assert list(span.attributes[A.GEN_AI_RESPONSE_FINISH_REASONS]) == ["end_turn"]
+    assert span.attributes[A.RESPONSE_CONTENT_LENGTH] == len("Sunny in Oslo.")
+    assert span.attributes[A.GEN_AI_USAGE_OUTPUT_TOKENS] == 5
+
+
+def test_stream_from_a_transport_that_returns_read_content(memory_tracing: Any) -> None:
+    """Custom transports may build responses with ``content=``; the span must still end."""
+    provider, exporter = memory_tracing
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=SSE)
+
+    transport = ChaosTransport(httpx2.MockTransport(handler), tracer_provider=provider)
+    with httpx2.Client(transport=transport) as client, episode("mock", tracer_provider=provider):
+        r = client.post("https://api.anthropic.test/v1/messages", headers={"anthropic-version": "x"},
+                        json={"model": "claude-sim", "stream": True, "messages": []})
+        assert r.content == SSE
+    (span,) = [s for s in exporter.get_finished_spans() if s.name.startswith("chat")]
+    assert list(span.attributes[A.GEN_AI_RESPONSE_FINISH_REASONS]) == ["end_turn"]

@@ -110,3 +110,48 @@ def test_diagnoses_table_is_replaced_per_method(store: Path) -> None:
                            "AND trace_id = ?", [rule[0].trace_id]).fetchone()
     assert counts == {"rule": len(rule), "text": len(text)}
     assert row == (rule[0].fault_type, rule[0].step, rule[0].span_id, rule[0].evidence)
+
+
+def test_openinference_trace_through_the_store(tmp_path: Path) -> None:
+    """A trace from an OpenInference instrumentation: no agentchaos attributes, no outcome, no steps."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from typer.testing import CliRunner
+
+    from agentchaos_otel.store.exporter import DuckDBSpanExporter
+    from diagnosers.cli import app
+
+    path = tmp_path / "oi.duckdb"
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(DuckDBSpanExporter(path)))
+    tracer = provider.get_tracer("openinference-like")
+    t = 1_000_000_000
+    root = tracer.start_span("agent", attributes={A.OI_SPAN_KIND: "AGENT"}, start_time=t)
+    ctx = trace.set_span_in_context(root)
+
+    def llm(i: int, content: str, finish: str = "stop") -> None:
+        body = {"choices": [{"finish_reason": finish, "message": {"content": content}}]}
+        tracer.start_span("ChatCompletion", context=ctx, start_time=t + i * 10**9, attributes={
+            A.OI_SPAN_KIND: "LLM", A.OI_LLM_MODEL_NAME: "gpt-x",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": content,
+            A.OI_OUTPUT_VALUE: json.dumps(body)}).end(end_time=t + i * 10**9 + 5 * 10**8)
+
+    def tool(i: int, out: object) -> None:
+        tracer.start_span("search", context=ctx, start_time=t + i * 10**9, attributes={
+            A.OI_SPAN_KIND: "TOOL", A.OI_TOOL_NAME: "search",
+            A.OI_OUTPUT_VALUE: json.dumps(out)}).end(end_time=t + i * 10**9 + 10**7)
+
+    llm(1, "Let me search.")
+    tool(2, {"hits": [1, 2], "total": 2})
+    llm(3, "The answer is", "length")
+    tool(4, {"hits": [3], "total": 1})
+    root.end(end_time=t + 10 * 10**9)
+    provider.shutdown()
+    (ep,) = load(path)
+    assert ep.success is None and [s.kind for s in ep.steps] == ["llm", "tool", "llm", "tool"]
+    result = CliRunner().invoke(app, [str(path), "--json"])
+    assert result.exit_code == 0, result.stderr
+    (d,) = json.loads(result.stdout)
+    assert (d["fault_type"], d["step"], d["target"]) == ("truncate", 2, "content")

@@ -137,3 +137,12 @@ def test_single_class_and_tiny_corpora_are_refused_clearly(tmp_path: Path) -> No
     tiny = write_corpus(tmp_path / "tiny.duckdb", synthetic_corpus(2, 1))
     code, _, err = run("train", tiny)
     assert code == 1 and "too small to split" in err
+
+
+def test_mounted_under_agentchaos_predict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agentchaos_otel.cli.errors import run_app
+    from agentchaos_otel.cli.main import app as main_app
+
+    assert run_app(main_app, "agentchaos", ["predict", "train", str(tmp_path / "none.duckdb")]) == 1
+    err = capsys.readouterr().err
+    assert "no such trace store" in err and err.count("\n") == 1

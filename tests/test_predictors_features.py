@@ -50,6 +50,17 @@ def test_tool_error_sources() -> None:
     assert f["tool_error_rate"] == 0.75
 
 
+def test_malformed_and_empty_tool_results() -> None:
+    cut = {A.TOOL_RESULT_JSON_LIKE: True, A.TOOL_RESULT_IS_JSON: False}
+    fine = {A.TOOL_RESULT_JSON_LIKE: True, A.TOOL_RESULT_IS_JSON: True}
+    text = {A.TOOL_RESULT_JSON_LIKE: False, A.TOOL_RESULT_IS_JSON: False}
+    f = last([tool_step(0, extra=cut), tool_step(1, extra=fine), tool_step(2, extra=text),
+              tool_step(3, empty=True), tool_step(4)])
+    assert f["tool_malformed_results"] == 1
+    assert f["tool_empty_results"] == 1
+    assert f["tool_errors"] == 0
+
+
 def test_retry_is_same_name_and_args_within_three_tool_calls() -> None:
     steps = [tool_step(0, "mkdir", "x"), tool_step(1, "mkdir", "x"),       # retry
              tool_step(2, "mkdir", "y"), tool_step(3, "cd", "x"),          # other args / other tool

@@ -273,3 +273,9 @@ def test_live_matches_offline_on_the_reference_agent_with_real_faults(
         assert [score for _, score in pipe.live.history(tid)] == trained.score_prefixes(ep)
     assert some_logprobs
     assert any(e.faults() for e in load_episodes(db, blind=False))      # faults really were injected
+    # Real LLM and tool spans are recognised at start, so each after the first carries a score.
+    for tid in live_ids:
+        spans = [sp for sp in pipe.exporter.get_finished_spans()
+                 if format(sp.context.trace_id, "032x") == tid and A.STEP in sp.attributes]
+        marked = sorted(sp.attributes[A.STEP] for sp in spans if A.PREDICTOR_SCORE in sp.attributes)
+        assert marked == sorted(sp.attributes[A.STEP] for sp in spans)[1:]

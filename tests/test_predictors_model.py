@@ -132,6 +132,7 @@ def test_save_load_round_trip(tmp_path, corpus: list) -> None:
     path = p.save(tmp_path / "model.json")
     data = json.loads(path.read_text())
     assert data["feature_set"] == "both" and data["version"] == 1 and data["threshold"] == p.threshold
+    assert data["meta"]["package_version"] and data["meta"]["test_tasks"]
     q = FailurePredictor.load(path)
     assert q == p
     e = split.test[0]

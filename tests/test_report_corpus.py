@@ -26,7 +26,8 @@ def tool(name: str = "ls", args: str = "a", fault: str | None = None, changed: b
 
 
 def episode(task: str, condition: str, seed: int, success: bool | None, steps: list[dict[str, Any]],
-            *, error: str | None = None, simulated: bool = False, agent: str = "ref") -> EpisodeTrace:
+            *, error: str | None = None, crashed: bool | None = None, simulated: bool = False,
+            agent: str = "ref") -> EpisodeTrace:
     records = []
     for i, s in enumerate(steps):
         attrs: dict[str, Any] = {A.STEP: i, A.TASK_ID: task}
@@ -49,6 +50,8 @@ def episode(task: str, condition: str, seed: int, success: bool | None, steps: l
     ep_attrs: dict[str, Any] = {A.GEN_AI_AGENT_NAME: agent}
     if error:
         ep_attrs[A.EPISODE_ERROR] = error
+    if crashed or (crashed is None and error):
+        ep_attrs[A.EPISODE_CRASHED] = True
     if simulated:
         ep_attrs[A.SIMULATED] = True
     return EpisodeTrace(trace_id=f"t-{task}-{condition}-{seed}", task_id=task, steps=tuple(records),

@@ -157,10 +157,10 @@ def test_condition_summary_counts_crashes_and_trigger_status() -> None:
     eps = [episode("t1", "bursty", 0, False, [llm(), tool(fault="timeout"), llm(0)]),
            episode("t2", "bursty", 0, True, [llm(), tool(fault="timeout", changed=False), llm(0)]),
            episode("t3", "bursty", 0, None, [llm(0)], error="RuntimeError: boom"),
-           episode("t4", "bursty", 0, False, [llm(), tool(), llm(0)])]
+           episode("t4", "bursty", 0, False, [llm(), tool(), llm(0)], error="APIError: 500", crashed=False)]
     s = M.condition_summaries(eps, resamples=100)["bursty"]
     assert (s.episodes, s.scored, s.successes) == (4, 3, 1)
-    assert (s.triggered, s.fired_not_changed, s.no_fault, s.crashes) == (1, 1, 2, 1)
+    assert (s.triggered, s.fired_not_changed, s.no_fault, s.crashes, s.errors) == (1, 1, 2, 1, 2)
     assert [c.task_id for c in M.crashes(eps)] == ["t3"]
 
 
@@ -240,3 +240,10 @@ def test_success_with_and_without_retry() -> None:
            episode("t3", "independent", 0, False, [llm(), tool("a", "x", fault="empty"), llm(0)]),
            episode("t4", "none", 0, True, [llm(), tool("a", "x"), llm(), tool("a", "x"), llm(0)])]
     assert M.success_by_retry(eps) == {"with_retry": M.Rate(0, 1), "without_retry": M.Rate(1, 2)}
+
+
+def test_mixed_simulated_and_real_corpus_is_flagged() -> None:
+    eps = [episode("t1", "none", 0, True, [llm(0)], simulated=True), episode("t2", "none", 0, True, [llm(0)])]
+    m = M.compute_all(eps, resamples=20)
+    assert m.simulated is True
+    assert any("mixes simulated and real-model" in w for w in m.warnings)

@@ -25,6 +25,21 @@ caption { font-weight: bold; text-align: left; padding: 0.3em 0; }
 img { max-width: 100%; border: 1px solid #eee; }
 """
 
+_DEFINITIONS = (
+    "Paired Δ: faulted minus clean success on the same agent, task and seed, 95% bootstrap interval "
+    "over pairs. 'Δ triggered only' drops faulted episodes whose faults changed nothing.",
+    "Contribution: logistic regression of success on per-type fault counts plus the number of moves "
+    "(model calls); each coefficient read as the change in success probability for one more fault at "
+    "the mean. Tool-result and LLM-response faults (prefixed llm/) are fitted separately.",
+    "Retry: the identical tool call (same name and argument digest) reappears within the next 3 moves; "
+    "calls later in the same move do not count.",
+    "Abandonment: single-fault episodes that failed and made no tool call after the faulted step, ending "
+    "on text. The clean reference is the clean episode of the same task and seed stopping at the same "
+    "tool-call position.",
+    "Episodes whose faults never changed what the agent saw are 'no-op faults' and are left out of the "
+    "per-type measures.",
+)
+
 _FIGURE_CAPTIONS = {
     "success_by_condition": "Success by condition with 95% bootstrap intervals",
     "paired_differences": "Paired difference (faulted − clean, same task and seed)",
@@ -49,11 +64,11 @@ def _tables(m: StudyMeasures) -> list[str]:
                      R.interval(dt.difference, points=True) if dt else "—",
                      R.pub(P.SUCCESS_BY_CONDITION.get(cond)), R.pub(P.PAIRED_DIFFERENCE.get(cond),
                                                                     points=True),
-                     str(s.triggered), str(s.fired_not_changed), str(s.crashes)])
+                     str(s.triggered), str(s.fired_not_changed), str(s.errors), str(s.crashes)])
     out.append(_table(R.title("Success by condition", m),
                       ["condition", "episodes", "success [95% CI]", "paired Δ pts [95% CI]", "pairs",
                        "Δ triggered only", "published success", "published Δ", "triggered", "no-op faults",
-                       "crashes"], rows))
+                       "errors", "crashes"], rows))
     types = sorted(set(m.contributions.types) | {k for k in m.single_fault if k != "clean"})
     rows = []
     for t in types:
@@ -116,6 +131,8 @@ def write_html(m: StudyMeasures, out_dir: str | Path) -> Path:
             else:
                 parts.append(f"<h2>{escape(caption)}</h2>"
                              f"<img src='{escape(path.name)}' alt='{escape(caption)}'>")
+    parts.append("<h2>Definitions</h2><ul>" + "".join(f"<li>{escape(d)}</li>" for d in _DEFINITIONS)
+                 + "</ul>")
     parts.append("</body></html>")
     page = out / "index.html"
     page.write_text("\n".join(parts), encoding="utf-8")

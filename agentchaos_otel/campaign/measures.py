@@ -8,6 +8,7 @@ section 6; where the study left a detail open the choice is stated in the functi
 Episodes of a faulted condition whose faults never changed what the agent saw ("not triggered")
 are left out of the fault-impact measures (contributions, single-fault success, retry,
 abandonment) but kept in the condition-level success rates, which measure the condition as run.
+Faults on the LLM response are reported as ``llm/<type>`` beside the tool-result kinds.
 """
 
 from __future__ import annotations
@@ -93,7 +94,13 @@ def condition_of(ep: EpisodeTrace) -> str:
 
 
 def crashed(ep: EpisodeTrace) -> bool:
-    return bool(ep.attributes.get(A.EPISODE_ERROR))
+    """The harness ended the episode: ``run_one`` raised (the study counted 0 of these)."""
+    return bool(ep.attributes.get(A.EPISODE_CRASHED))
+
+
+def errored(ep: EpisodeTrace) -> bool:
+    """An error is recorded on the episode: a crash, or an error the agent met and reported."""
+    return bool(ep.attributes.get(A.EPISODE_ERROR)) or crashed(ep)
 
 
 def fired_steps(ep: EpisodeTrace) -> list[StepRecord]:
@@ -174,6 +181,7 @@ class ConditionSummary:
     successes: int
     success: Estimate
     crashes: int
+    errors: int
     triggered: int
     fired_not_changed: int
     no_fault: int
@@ -196,7 +204,7 @@ def condition_summaries(episodes: Sequence[EpisodeTrace], *, seed: int = 0,
         out[cond] = ConditionSummary(
             condition=cond, episodes=len(eps), scored=len(outcomes), successes=int(sum(outcomes)),
             success=bootstrap_mean(outcomes, seed=seed, label=f"success:{cond}", resamples=resamples),
-            crashes=sum(crashed(e) for e in eps), triggered=sum(trig),
+            crashes=sum(crashed(e) for e in eps), errors=sum(errored(e) for e in eps), triggered=sum(trig),
             fired_not_changed=sum(f and not t for f, t in zip(fired, trig, strict=True)),
             no_fault=sum(not f for f in fired),
             steps_per_episode=float(np.mean([n_moves(e) for e in eps])),
@@ -703,6 +711,10 @@ def compute_all(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: i
         notes.append(f"no clean ('{clean}') episodes: paired differences cannot be computed")
     elif len(conds) == 1:
         notes.append(f"only the '{clean}' condition was run: no fault measures")
+    sim = sum(bool(e.attributes.get(A.SIMULATED)) for e in episodes)
+    if 0 < sim < len(episodes):
+        notes.append(f"{sim} of {len(episodes)} episodes are simulated: the corpus mixes simulated and "
+                     "real-model episodes, so everything is labelled SIMULATED")
     if episodes and not scored(episodes):
         notes.append("no episode has a recorded outcome: success measures are empty")
     if episodes and not any(e.triggered for e in episodes):

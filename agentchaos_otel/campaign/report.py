@@ -117,7 +117,7 @@ def render_terminal(m: StudyMeasures, console: Console) -> None:
     t = Table(title=title("Success by condition (paired: faulted − clean, same task and seed)", m))
     for col in ("condition", "episodes", "success [95% CI]", "paired Δ pts [95% CI]", "pairs",
                 "Δ triggered only", "published success", "published Δ", "triggered", "no-op faults",
-                "no fault", "crashes"):
+                "no fault", "errors", "crashes"):
         t.add_column(col, justify="left" if col == "condition" else "right")
     for cond, s in m.conditions.items():
         d = m.paired.get(cond)
@@ -126,7 +126,7 @@ def render_terminal(m: StudyMeasures, console: Console) -> None:
                   interval(d.difference, points=True) if d else "—", str(d.pairs) if d else "—",
                   interval(dt.difference, points=True) if dt else "—",
                   pub(P.SUCCESS_BY_CONDITION.get(cond)), pub(P.PAIRED_DIFFERENCE.get(cond), points=True),
-                  str(s.triggered), str(s.fired_not_changed), str(s.no_fault), str(s.crashes))
+                  str(s.triggered), str(s.fired_not_changed), str(s.no_fault), str(s.errors), str(s.crashes))
     console.print(t)
 
     c = m.contributions

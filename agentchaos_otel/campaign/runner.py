@@ -113,12 +113,14 @@ CREATE TABLE IF NOT EXISTS campaign_runs (
 """
 
 
-def finished_episodes(db: str | Path) -> set[EpisodeKey]:
+def finished_episodes(db: str | Path, *, simulated: bool | None = None) -> set[EpisodeKey]:
     """Episodes with a recorded outcome (success or error), read from their root spans.
 
     Read from the raw ``spans`` table with the names of ``attributes.py`` (which the
     ``episodes`` view derives from too), so only root spans that reached the file count: an
     episode whose spans were lost in a kill is run again. A missing or empty file has nothing.
+    With ``simulated`` given, only episodes with that label count: a run against a real model
+    must not skip tasks because the simulated model already did them in the same file.
     """
     from agentchaos_otel.store.db import StoreError, open_store
 
@@ -134,8 +136,9 @@ def finished_episodes(db: str | Path) -> set[EpisodeKey]:
             rows = con.execute(
                 f"SELECT {attr(A.GEN_AI_AGENT_NAME)}, {attr(A.TASK_ID)}, {attr(A.CONDITION)}, {attr(A.SEED)} "
                 f"FROM spans WHERE {attr(A.GEN_AI_OPERATION_NAME)} = ? "
-                f"AND ({attr(A.EPISODE_SUCCESS)} IS NOT NULL OR {attr(A.EPISODE_ERROR)} IS NOT NULL)",
-                [A.OP_INVOKE_AGENT]).fetchall()
+                f"AND ({attr(A.EPISODE_SUCCESS)} IS NOT NULL OR {attr(A.EPISODE_ERROR)} IS NOT NULL)"
+                + ("" if simulated is None else f" AND COALESCE({attr(A.SIMULATED)} = 'true', FALSE) = ?"),
+                [A.OP_INVOKE_AGENT] + ([] if simulated is None else [simulated])).fetchall()
     except StoreError as exc:
         if "empty database" in str(exc):
             return set()
@@ -272,12 +275,17 @@ class CampaignRunner:
                 ep = self._episode(spec)
                 with ep:
                     ep.set_outcome(False, error)
+                    _mark_crashed(ep)
                 return EpisodeResult(spec, False, error, True, _trace_id(ep))
             return EpisodeResult(spec, outcome.success, outcome.error, False, None)
         ep = self._episode(spec)
         try:
             with ep:
-                outcome = _normalise(self.run_one(spec))
+                try:
+                    outcome = _normalise(self.run_one(spec))
+                except Exception:
+                    _mark_crashed(ep)
+                    raise
                 if outcome.success is not None:
                     ep.set_outcome(outcome.success, outcome.error)
                 elif outcome.error is not None:
@@ -316,6 +324,12 @@ class CampaignRunner:
         return result
 
 
+def _mark_crashed(ep: Any) -> None:
+    span = getattr(ep, "span", None)
+    if span is not None:
+        span.set_attribute(A.EPISODE_CRASHED, True)
+
+
 def _trace_id(ep: Any) -> str | None:
     span = getattr(ep, "span", None)
     return None if span is None else format(span.get_span_context().trace_id, "032x")
@@ -351,7 +365,7 @@ def run_campaign(config: CampaignConfig, run_one: RunOne, *,
     file when ``campaign_runs`` says the run finished.
     """
     specs = expand(config.agent, config.tasks, config.conditions, config.seeds)
-    skip = finished_episodes(config.db)
+    skip = finished_episodes(config.db, simulated=config.simulated)
     started = datetime.now(UTC)
     run_id = new_run_id(started)
     record_run_start(config.db, run_id, started, config.args(), config.simulated)

@@ -455,16 +455,19 @@ class StreamProcessor:
                 A.RESPONSE_STREAM_DONE: any(e.data.strip() == "[DONE]" for e in self.seen_events),
                 A.RESPONSE_MAX_CHUNK_GAP_MS: round(self.max_gap * 1000.0, 3),
             }
-            if self.openai and not self.broken:
-                body = sse.assemble_chat_completion(self.seen_events)
-                if self.faulter is None and call.state is not None and not self.up_events:
+            if not self.broken:
+                if self.openai:
+                    body = sse.assemble_chat_completion(self.seen_events)
+                else:
+                    body = anthropic_faults.assemble_anthropic_message(self.seen_events)
+                if self.faulter is None and call.state is not None:
                     call.state.previous_body = body
-                call.response_attrs = annotate.response_attributes(annotate.view_openai(body),
-                                                                   call.request_tools)
+                seen_view = annotate.view(call.provider, body)
+                call.response_attrs = annotate.response_attributes(seen_view, call.request_tools)
                 attrs.update(call.response_attrs)
                 if self.faulter is None and call.rule is None:
                     call.span.set_attributes(annotate.original_attributes(
-                        annotate.view_openai(body), message_digest(call.provider, body)))
+                        seen_view, message_digest(call.provider, body)))
             call.span.set_attributes(attrs)
         except Exception as exc:
             call.skip(f"stream annotation error: {type(exc).__name__}: {exc}")

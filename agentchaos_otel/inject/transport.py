@@ -127,6 +127,14 @@ def _rebuilt(call: LLMCall, response: Any, rewrite: Rewrite, body_stream: Any) -
                            request=call.request, extensions=response.extensions)
 
 
+def _unread(call: LLMCall, response: Any) -> Any:
+    """A response a custom transport built with ``content=`` is already read, and clients then
+    ignore its stream; give it an unread stream over the same bytes so our wrapper sees them."""
+    if getattr(response, "_content", None) is None:
+        return response
+    return _rebuilt(call, response, Rewrite(None, b""), call.module.ByteStream(response.content))
+
+
 class ChaosTransport:
     """Sync transport wrapper: ``httpx.Client(transport=ChaosTransport(httpx.HTTPTransport()))``."""
 
@@ -188,6 +196,7 @@ class ChaosTransport:
             proc = call.stream_processor(observe_original=False)
             return _rebuilt(call, response, rewrite,
                             _sync_stream_class(module)(response.stream, proc, iter([rewrite.body])))
+        response = _unread(call, response)
         proc = call.stream_processor(observe_original=True)
         response.stream = _sync_stream_class(module)(response.stream, proc)
         return response
@@ -265,6 +274,7 @@ class AsyncChaosTransport:
             proc = call.stream_processor(observe_original=False)
             return _rebuilt(call, response, rewrite,
                             _async_stream_class(module)(response.stream, proc, [rewrite.body]))
+        response = _unread(call, response)
         proc = call.stream_processor(observe_original=True)
         response.stream = _async_stream_class(module)(response.stream, proc)
         return response

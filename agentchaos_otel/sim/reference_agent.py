@@ -444,7 +444,12 @@ class ReferencePolicy:
 
 @dataclass
 class AgentRun:
-    """Outcome of one reference-agent episode, as the agent itself saw it."""
+    """Outcome of one reference-agent episode, as the agent itself saw it.
+
+    ``llm_calls`` counts chat requests made, including one that raised; ``tool_calls`` counts the
+    calls the model asked for, executed or not; ``tool_log`` holds each of them with the text the
+    model was shown, and is what the grader checks bookings against.
+    """
 
     success: bool
     final_text: str | None
