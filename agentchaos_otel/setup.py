@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,11 @@ from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from agentchaos_otel.inject.plan import Plan
-from agentchaos_otel.trace.instrumentor import AgentChaosInstrumentor, add_episode_processor, protect_auth_headers
+from agentchaos_otel.trace.instrumentor import (
+    AgentChaosInstrumentor,
+    add_episode_processor,
+    protect_auth_headers,
+)
 
 _OTLP_ENV = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
@@ -50,13 +55,17 @@ class Handle:
 
 def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | str | Path | None = None,
               seed: int = 0, *, service_name: str | None = None, otlp: bool | None = None,
-              tracer_provider: TracerProvider | None = None, instrument: bool = True) -> Handle:
+              tracer_provider: TracerProvider | None = None, instrument: bool = True,
+              predictor: str | os.PathLike[str] | None = None,
+              on_alarm: Callable[[Any], None] | None = None) -> Handle:
     """Set up tracing for a process that has none, or add to the provider it already has.
 
     A tracer provider set by the user (or by ``opentelemetry-instrument``) is never replaced: our
     processors and exporter are added to it. OTLP export is added when we create the provider and
     an ``OTEL_EXPORTER_OTLP_*ENDPOINT`` variable is set (or ``otlp=True``); every other
-    ``OTEL_*`` variable is honoured by the standard exporter itself.
+    ``OTEL_*`` variable is honoured by the standard exporter itself. With ``predictor`` (a file
+    written by ``agentchaos predict train``) every step is scored live and ``on_alarm`` is called
+    when an episode crosses the predictor's threshold.
     """
     from agentchaos_otel.store.exporter import DuckDBSpanExporter
 
@@ -70,6 +79,10 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         trace.set_tracer_provider(provider)
         owns = True
     add_episode_processor(provider)
+    if predictor is not None:
+        from predictors.live import LivePredictorProcessor
+
+        provider.add_span_processor(LivePredictorProcessor(predictor, on_alarm=on_alarm))
     handle = Handle(provider=provider, db=Path(db) if db is not None else None, owns_provider=owns)
     if db is not None:
         proc = BatchSpanProcessor(DuckDBSpanExporter(str(db)))

@@ -39,7 +39,8 @@ class _DefaultToRun(TyperGroup):
 
 
 app = typer.Typer(cls=_DefaultToRun, add_completion=False, no_args_is_help=True,
-                  help="Diagnose failed agent episodes: fault type, step and evidence.")
+                  help="Diagnose failed agent episodes: fault type, step and evidence. "
+                       "`diagnose FILE ...` is short for `diagnose run FILE ...`.")
 
 
 def _fail(message: str) -> None:
@@ -113,8 +114,8 @@ def run(
             if json_out:
                 typer.echo(scores_json(scores, extra))
             elif not extra["evaluated"]:
-                console.print(f"nothing to score: none of the {len(episodes)} episode(s) failed after a fault "
-                              "that changed what the agent saw (ground truth comes from agentchaos.fault.*)")
+                console.print(f"nothing to score: none of the {len(episodes)} episode(s) failed after a "
+                              "fault that changed what the agent saw (ground truth: agentchaos.fault.*)")
             else:
                 console.print(f"{extra['evaluated']} failed, fault-triggered episodes of {len(episodes)}")
                 print_scores(console, scores, simulated=simulated)

@@ -10,6 +10,7 @@ could observe are read: nothing under the ground-truth prefixes.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -263,6 +264,26 @@ def observe_step(s: StepRecord, index: int) -> Observation:
     )
 
 
+_CAMEL_RE = re.compile(r"[a-z0-9][A-Z]|^[A-Z][a-z]")
+
+
+def key_style(key: str) -> str:
+    """Naming convention of one key: 'upper' (DATA_SOURCE), 'camel' (dataSource/DataSource),
+    'snake' (data_source, city) or 'other' (no letters). APIs keep one convention throughout."""
+    if not any(c.isalpha() for c in key):
+        return "other"
+    if key.isupper():
+        return "upper"
+    if _CAMEL_RE.search(key):
+        return "camel"
+    return "snake"
+
+
+def odd_style_keys(keys: tuple[str, ...] | None, norm: Counter[str]) -> list[str]:
+    """Keys written in a convention that never occurs in ``norm`` (style counts of other results)."""
+    return [k for k in keys or () if (st := key_style(k)) in ("upper", "camel") and norm[st] == 0]
+
+
 @dataclass
 class ToolReference:
     """What results of one tool normally look like within an episode."""
@@ -329,6 +350,14 @@ class EpisodeView:
             text_results=sum(1 for c in calls if c.result_is_json is False and not c.result_empty),
             from_later=not earlier, support=support,
         )
+
+    def style_norm(self, o: Observation) -> tuple[Counter[str], bool]:
+        """Key-style counts over the episode's other clean JSON tool results (any tool): earlier
+        ones when there are any, else later ones; and whether the norm came from later results."""
+        others = [c for c in self.obs if c.kind == "tool" and c is not o and self._clean(c) and c.result_keys]
+        earlier = [c for c in others if c.index < o.index]
+        pool = earlier or others
+        return Counter(key_style(k) for c in pool for k in c.result_keys or ()), not earlier
 
     def same_call_earlier(self, o: Observation) -> Observation | None:
         """An earlier call of the same tool with identical arguments, if the trace records them."""

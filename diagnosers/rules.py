@@ -13,12 +13,20 @@ strong was seen, the most confident one first. Within a step the first matching 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentchaos_otel.store.model import EpisodeTrace
 from diagnosers.base import Diagnosis, none_found
-from diagnosers.observe import CONNECTION_ERRORS, TIMEOUT_ERRORS, EpisodeView, Observation
+from diagnosers.observe import (
+    CONNECTION_ERRORS,
+    TIMEOUT_ERRORS,
+    EpisodeView,
+    Observation,
+    key_style,
+    odd_style_keys,
+)
 
 # Thresholds, named so the report can print them.
 MOJIBAKE_MIN = 0.0  # any UTF-8-read-as-Latin-1 sequence: healthy text never contains them
@@ -277,10 +285,13 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
                        f"vs other results of `{o.tool_name}`")
     if mine != theirs and (theirs - mine) and (mine - theirs):
         mine_num, ref_num = o.result_numeric_strings or 0, ref.numeric_strings or 0
-        if ref.from_later and ref.support < 2 and mine_num <= ref_num:
-            return None  # one later call disagrees: that call is the odd one, it is judged against us
+        mine_odd = odd_style_keys(o.result_keys, Counter(key_style(k) for k in ref.keys))
+        ref_odd = odd_style_keys(ref.keys, Counter(key_style(k) for k in o.result_keys))
+        looks_renamed = bool(mine_odd) or mine_num > ref_num
+        if ref.from_later and not looks_renamed:
+            return None  # the later calls are the odd ones; each is judged against this one
         new = ", ".join(sorted(mine - theirs)[:4])
-        if not ref.from_later and ref_num > mine_num:  # the earlier result looks like the renamed one
+        if not looks_renamed and (ref_odd or ref_num > mine_num):  # the norm looks like the renamed one
             return Finding("key_rename", "tool_result", 0.3, f"{_where(o)}: keys differ ({new}) from an "
                            f"earlier result of `{o.tool_name}`", strong=False)
         return Finding("key_rename", "tool_result", 0.8, f"{_where(o)}: unfamiliar keys ({new}) "
@@ -297,6 +308,23 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
         return Finding("key_rename", "tool_result", 0.3, f"{_where(o)}: extra keys vs other results",
                        strong=False)
     return None
+
+
+def _tool_key_style(o: Observation, v: EpisodeView) -> Finding | None:
+    """Keys in a naming convention (UPPER_CASE, camelCase) that no other result of the episode
+    uses: an API keeps one convention, so a result that breaks it was rewritten on the way."""
+    if not o.result_is_json or o.result_is_error or not o.result_keys:
+        return None
+    norm, _ = v.style_norm(o)
+    if sum(norm.values()) < 3:
+        return None
+    odd = odd_style_keys(o.result_keys, norm)
+    if not odd:
+        return None
+    strong = len(odd) >= 2 and len(odd) >= 0.3 * len(o.result_keys)
+    return Finding("key_rename", "tool_result", 0.7 if strong else 0.35,
+                   f"{_where(o)}: key naming ({', '.join(odd[:3])}) unlike every other result in the episode",
+                   strong=strong)
 
 
 def _tool_inconsistent(o: Observation, v: EpisodeView) -> Finding | None:
@@ -339,6 +367,7 @@ RULES: tuple[Rule, ...] = (
     Rule("tool_transient_error", "tool", _tool_transient.__doc__ or "", _tool_transient),
     Rule("tool_empty_result", "tool", _tool_empty.__doc__ or "", _tool_empty),
     Rule("tool_malformed_json", "tool", _tool_malformed.__doc__ or "", _tool_malformed),
+    Rule("tool_key_style", "tool", _tool_key_style.__doc__ or "", _tool_key_style),
     Rule("tool_key_change", "tool", _tool_keys.__doc__ or "", _tool_keys),
     Rule("tool_inconsistent_values", "tool", _tool_inconsistent.__doc__ or "", _tool_inconsistent),
     Rule("tool_rejected_call", "tool", _tool_rejected.__doc__ or "", _tool_rejected),

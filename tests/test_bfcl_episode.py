@@ -297,3 +297,20 @@ def test_every_catalog_fault_leaves_the_harness_standing(perfect_server: Simulat
 def test_unknown_condition_is_a_caller_error() -> None:
     with pytest.raises(ValueError, match="unknown tool-result condition"):
         run_bfcl_episode(TASK_IDS[0], condition="chaotic", seed=0, model=MODEL, base_url="http://127.0.0.1:9/v1")
+
+
+def test_equal_seeds_give_identical_faulted_episodes(tracing: Any) -> None:
+    provider, exporter = tracing
+    runs: list[AgentRun] = []
+    logs = []
+    with SimulatedModelServer(_policy(), seed=0) as server:
+        client = _client(server, provider)
+        for _ in range(2):
+            exporter.clear()
+            run_bfcl_episode("multi_turn_base_60", condition="independent", seed=5, model=MODEL,
+                             client=client, tracer_provider=provider, injector_options={"rate": 0.5},
+                             on_run=runs.append)
+            logs.append([(s.name, s.attributes.get(A.FAULT_TYPE)) for s in exporter.get_finished_spans()
+                         if s.name.startswith("execute_tool ")])
+    assert runs[0].messages == runs[1].messages
+    assert logs[0] == logs[1] and any(kind for _, kind in logs[0])

@@ -7,8 +7,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from typer._click import exceptions as click_exc  # typer vendors click; its parse errors live here
 import typer
+from typer._click import exceptions as click_exc  # typer vendors click; its parse errors live here
 
 
 class CLIError(Exception):

@@ -119,8 +119,10 @@ def demo(
 
 
 _LAZY_AREAS = {
-    "campaign": ("agentchaos_otel.campaign.cli", "campaign_app", "Robustness campaigns: tasks x fault conditions x seeds."),
-    "report": ("agentchaos_otel.campaign.cli", "report_app", "Robustness report (tables, JSON, HTML plots) from a trace file."),
+    "campaign": ("agentchaos_otel.campaign.cli", "campaign_app",
+                 "Robustness campaigns: tasks x fault conditions x seeds."),
+    "report": ("agentchaos_otel.campaign.cli", "report_app",
+               "Robustness report (tables, JSON, HTML plots) from a trace file."),
     "predict": ("predictors.cli", "app", "Early failure warning from external signals and logprob entropy."),
     "diagnose": ("diagnosers.cli", "app", "Name the fault type and step of every failed episode."),
     "sim": ("agentchaos_otel.sim.cli", "app", "Run the bundled SIMULATED model server (not a real LLM)."),

@@ -24,7 +24,7 @@ from agentchaos_otel.faults import catalog as C
 from agentchaos_otel.faults.catalog import FaultSpec
 from agentchaos_otel.faults.llm_response import (
     FaultNotApplicable,
-    corrupt_symbols,
+    argument_corrupter,
     corrupt_text,
     map_strings,
     truncate_text,
@@ -133,11 +133,9 @@ def _op_truncate_arguments(spec: FaultSpec, body: dict[str, Any], **_: Any) -> N
 
 
 def _op_corrupt_arguments(spec: FaultSpec, body: dict[str, Any], *, rng: random.Random, **_: Any) -> None:
-    fraction = float(spec.param("fraction", 0.2))
-    low, high = int(spec.param("low", 0x2600)), int(spec.param("high", 0x26FF))
+    corrupt = argument_corrupter(spec, rng)
     for block in _tool_blocks(spec, body):
-        block["input"] = map_strings(block.get("input", {}),
-                                     lambda s: corrupt_symbols(s, rng, fraction, low, high))
+        block["input"] = map_strings(block.get("input", {}), corrupt)
 
 
 def _op_drop_tool_calls(spec: FaultSpec, body: dict[str, Any], **_: Any) -> None:

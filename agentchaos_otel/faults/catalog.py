@@ -9,7 +9,9 @@ separate part of the mapping so ``agentchaos_names()`` never drifts.
 A ``FaultSpec`` is pure data: *what* to do (``op`` + ``params``, interpreted by
 ``llm_response``, ``anthropic``, ``http`` and ``stream``) and *when* it may fire (strategy,
 probability, max_fires, on_call), which the plan scheduler reads. Variants (other ratios, other
-wordings, other statuses) are new specs built with ``FaultSpec.variant``.
+wordings, other statuses) are new specs built with ``FaultSpec.variant``. The held-out set of
+``variants.py`` (family ``variant``, names ``v_*``) is registered after those 80 entries, so
+``get_fault`` and plans know it, while ``fault_names()`` without a family leaves it out.
 
 Strategies
     ``single``        fires once among eligible calls (max_fires=1). Default for the compound
@@ -67,21 +69,22 @@ TOOL_RESULT_FAULT_TYPES = ("timeout", "rate_limit", "empty", "malformed_json", "
 
 TARGETS = ("content", "tool_calls", "http", "stream")
 STRATEGIES = ("single", "persistent", "intermittent", "burst", "positional")
-FAMILIES = ("agentchaos", "compound", "positional", "http", "stream")
+VARIANT_FAMILY = "variant"  # the held-out set (faults/variants.py); never part of a default listing
+FAMILIES = ("agentchaos", "compound", "positional", "http", "stream", VARIANT_FAMILY)
 
 # --- op names ---------------------------------------------------------------------------------
 # Response-body ops (llm_response.py / anthropic.py)
 OP_SET_CONTENT = "set_content"              # params: text, [finish_reason]
 OP_TRUNCATE_CONTENT = "truncate_content"    # params: ratio, finish_reason
-OP_CORRUPT_CONTENT = "corrupt_content"      # params: mode (mojibake|symbols), encoding, fraction
+OP_CORRUPT_CONTENT = "corrupt_content"      # params: mode (llm_response.CORRUPTION_MODES), encoding, fraction
 OP_SET_ARGUMENTS = "set_arguments"          # params: arguments (JSON text)
 OP_TRUNCATE_ARGUMENTS = "truncate_arguments"  # params: ratio
-OP_CORRUPT_ARGUMENTS = "corrupt_arguments"  # params: fraction, low, high
+OP_CORRUPT_ARGUMENTS = "corrupt_arguments"  # params: fraction, low, high, [mode]
 OP_DROP_TOOL_CALLS = "drop_tool_calls"      # params: [text], [finish_reason]
 OP_REPLAY_PREVIOUS = "replay_previous"      # no params; needs the previous response
 OP_DELAY = "delay"                          # body unchanged; delay_s says how long
 # HTTP ops (http.py)
-OP_HTTP_ERROR = "http_error"                # params: status, [retry_after], [server]
+OP_HTTP_ERROR = "http_error"                # params: status, [retry_after], [server], [body, content_type]
 OP_RAISE = "raise"                          # params: exception (httpx class name), [message]
 # Stream ops (stream.py)
 OP_STREAM_CUT = "stream_cut"                # params: after_chunks, done
@@ -321,10 +324,22 @@ def _stream() -> list[FaultSpec]:
     ]
 
 
+def _variants() -> list[FaultSpec]:
+    # Imported here, not at the top: variants.py builds FaultSpecs from this module's names.
+    from agentchaos_otel.faults.variants import build_variants
+
+    specs = build_variants()
+    for spec in specs:
+        assert spec.family == VARIANT_FAMILY and spec.name.startswith("v_"), spec.name
+    return specs
+
+
 def _build() -> dict[str, FaultSpec]:
     specs = _matrix() + _compound() + _positional()
     assert len(specs) == 65, len(specs)
     specs += _http() + _stream()
+    assert len(specs) == 80, len(specs)
+    specs += _variants()  # always last, so the first 80 keep their order
     catalog: dict[str, FaultSpec] = {}
     for spec in specs:
         assert spec.name not in catalog, spec.name
@@ -342,7 +357,15 @@ def agentchaos_names() -> list[str]:
 
 
 def fault_names(family: str | None = None) -> list[str]:
-    return [n for n, s in CATALOG.items() if family is None or s.family == family]
+    """Names of one family, in catalog order; without a family, every fault except the held-out set.
+
+    The held-out variants (family ``"variant"``) exist to measure diagnosers on faults their rules
+    were not written against; a loop over "all faults" that fed them into development or training
+    data would spoil that, so they are only returned when asked for by family.
+    """
+    if family is None:
+        return [n for n, s in CATALOG.items() if s.family != VARIANT_FAMILY]
+    return [n for n, s in CATALOG.items() if s.family == family]
 
 
 def get_fault(name: str) -> FaultSpec:

@@ -160,6 +160,8 @@ def error_response(spec: FaultSpec, provider: str, *, model: str | None = None,
     retry_after = float(spec.param("retry_after", 1))
     request_id = _request_id(provider, rng)
     headers: dict[str, str] = {}
+    if "body" in spec.params:
+        return _custom_response(spec, provider, status, request_id)
     if status in (502, 504) and spec.param("html", True):
         server = str(spec.param("server", _PROXY_SERVER[provider]))
         body = proxy_html(status, server)
@@ -195,3 +197,33 @@ def error_response(spec: FaultSpec, provider: str, *, model: str | None = None,
                 "anthropic-ratelimit-tokens-remaining": "39000",
             })
     return ErrorResponse(status, headers, body)
+
+
+def sniff_content_type(text: str) -> str:
+    """The content type a server would label ``text`` with: HTML page, JSON object, or plain text."""
+    head = text.lstrip()[:64].lower()
+    if head.startswith(("<!doctype html", "<html")):
+        return "text/html"
+    if head.startswith(("{", "[")):
+        return "application/json"
+    return "text/plain; charset=utf-8"
+
+
+def _custom_response(spec: FaultSpec, provider: str, status: int, request_id: str) -> ErrorResponse:
+    """An error response with exactly the body the spec gives (``params["body"]``).
+
+    Held-out variants need bodies the provider defaults never produce: a bare "Internal Server
+    Error" from the ASGI server, Envoy's plain-text 503, an API gateway's JSON. Such a response
+    carries only what that origin would send: the provider's request-id header only on a JSON
+    body (the provider wrote it), ``retry-after`` only when the spec asks for it, ``server`` when
+    it names one.
+    """
+    body = str(spec.params["body"])
+    headers = {"content-type": str(spec.param("content_type") or sniff_content_type(body))}
+    if spec.param("server"):
+        headers["server"] = str(spec.param("server"))
+    if headers["content-type"].startswith("application/json") and spec.param("request_id", True):
+        headers["request-id" if provider == "anthropic" else "x-request-id"] = request_id
+    if "retry_after" in spec.params:
+        headers["retry-after"] = f"{float(spec.params['retry_after']):g}"
+    return ErrorResponse(status, headers, body.encode("utf-8"))

@@ -80,6 +80,70 @@ def corrupt_symbols(text: str, rng: random.Random, fraction: float = 0.2, low: i
     return "".join(chars)
 
 
+def _positions(n: int, fraction: float, rng: random.Random) -> list[int]:
+    """``fraction`` of ``n`` positions (at least one), drawn without replacement, in order."""
+    count = min(n, max(1, int(n * fraction + 1e-9)))
+    return sorted(rng.sample(range(n), count))
+
+
+REPLACEMENT_CHAR = "\ufffd"
+
+
+def corrupt_replacement(text: str, rng: random.Random, fraction: float = 0.15) -> str:
+    """Replace ``fraction`` of the characters by U+FFFD, what a lossy decoder leaves of damaged bytes."""
+    if not text:
+        return text
+    chars = list(text)
+    for i in _positions(len(chars), fraction, rng):
+        chars[i] = REPLACEMENT_CHAR
+    return "".join(chars)
+
+
+# ZERO WIDTH SPACE / NON-JOINER / JOINER, WORD JOINER, ZERO WIDTH NO-BREAK SPACE (BOM).
+ZERO_WIDTH_CHARS = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff")
+
+
+def corrupt_zero_width(text: str, rng: random.Random, fraction: float = 0.3) -> str:
+    """Insert an invisible format character after ``fraction`` of the characters.
+
+    The text renders the same, yet every comparison, search and tokenizer sees different bytes:
+    the damage a copy-paste path or a watermarking proxy does without anyone noticing.
+    """
+    if not text:
+        return text
+    chosen = set(_positions(len(text), fraction, rng))
+    out = []
+    for i, ch in enumerate(text):
+        out.append(ch)
+        if i in chosen:
+            out.append(rng.choice(ZERO_WIDTH_CHARS))
+    return "".join(out)
+
+
+# Latin letters and the Cyrillic letters that render identically in common fonts.
+HOMOGLYPHS = {
+    "a": "\u0430", "c": "\u0441", "e": "\u0435", "i": "\u0456", "j": "\u0458", "o": "\u043e",
+    "p": "\u0440", "s": "\u0455", "x": "\u0445", "y": "\u0443", "A": "\u0410", "B": "\u0412",
+    "C": "\u0421", "E": "\u0415", "H": "\u041d", "I": "\u0406", "K": "\u041a", "M": "\u041c",
+    "O": "\u041e", "P": "\u0420", "T": "\u0422", "X": "\u0425",
+}
+
+
+def corrupt_homoglyph(text: str, rng: random.Random, fraction: float = 0.5) -> str:
+    """Swap ``fraction`` of the swappable Latin letters (at least one) for Cyrillic look-alikes.
+
+    Text without such letters comes back unchanged: there is nothing a look-alike could replace.
+    """
+    candidates = [i for i, ch in enumerate(text) if ch in HOMOGLYPHS]
+    if not candidates:
+        return text
+    chars = list(text)
+    for k in _positions(len(candidates), fraction, rng):
+        i = candidates[k]
+        chars[i] = HOMOGLYPHS[chars[i]]
+    return "".join(chars)
+
+
 def map_strings(value: Any, fn: Any) -> Any:
     """Apply ``fn`` to every string value of a JSON value, recursively; keys are left alone."""
     if isinstance(value, str):
@@ -207,18 +271,39 @@ def _op_truncate_content(spec: FaultSpec, choice: dict[str, Any], **_: Any) -> N
     choice["finish_reason"] = spec.param("finish_reason", "length")
 
 
-def corrupt_text(spec: FaultSpec, text: str, rng: random.Random) -> str:
-    """Content corruption per the spec's mode; shared by the OpenAI, Anthropic and stream rewrites."""
-    mode = spec.param("mode", "mojibake")
+CORRUPTION_MODES = ("mojibake", "symbols", "replacement", "zero_width", "homoglyph")
+
+
+def corrupt_string(mode: str, text: str, rng: random.Random, params: Any) -> str:
+    """One corruption ``mode`` applied to ``text`` with its parameters read from ``params`` (a mapping).
+
+    Each mode takes only the parameters that mean something for it; ``fraction`` defaults to the
+    share the mode is usually seen at.
+    """
     if mode == "mojibake":
-        out = mojibake(text, spec.param("encoding", "latin-1"))
-        if out == text and spec.param("ascii_fallback", False):
-            out = corrupt_symbols(text, rng, float(spec.param("fraction", 0.2)))
+        out = mojibake(text, params.get("encoding", "latin-1"))
+        if out == text and params.get("ascii_fallback", False):
+            fallback = params.get("fallback_mode", "symbols")
+            if fallback == "mojibake":
+                raise FaultNotApplicable("fallback_mode cannot be mojibake itself")
+            out = corrupt_string(fallback, text, rng, {k: v for k, v in params.items() if k != "mode"})
         return out
     if mode == "symbols":
-        return corrupt_symbols(text, rng, float(spec.param("fraction", 0.2)),
-                               int(spec.param("low", 0x2600)), int(spec.param("high", 0x26FF)))
-    raise FaultNotApplicable(f"unknown corruption mode {mode!r}")
+        return corrupt_symbols(text, rng, float(params.get("fraction", 0.2)),
+                               int(params.get("low", 0x2600)), int(params.get("high", 0x26FF)))
+    if mode == "replacement":
+        return corrupt_replacement(text, rng, float(params.get("fraction", 0.15)))
+    if mode == "zero_width":
+        return corrupt_zero_width(text, rng, float(params.get("fraction", 0.3)))
+    if mode == "homoglyph":
+        return corrupt_homoglyph(text, rng, float(params.get("fraction", 0.5)))
+    raise FaultNotApplicable(f"unknown corruption mode {mode!r}; "
+                             f"expected one of {', '.join(CORRUPTION_MODES)}")
+
+
+def corrupt_text(spec: FaultSpec, text: str, rng: random.Random) -> str:
+    """Content corruption per the spec's mode; shared by the OpenAI, Anthropic and stream rewrites."""
+    return corrupt_string(spec.param("mode", "mojibake"), text, rng, spec.params)
 
 
 def _op_corrupt_content(spec: FaultSpec, choice: dict[str, Any], *, rng: random.Random, **_: Any) -> None:
@@ -243,12 +328,26 @@ def _op_truncate_arguments(spec: FaultSpec, choice: dict[str, Any], **_: Any) ->
                                                     '{"_fault_truncated": true}')
 
 
+def argument_corrupter(spec: FaultSpec, rng: random.Random) -> Any:
+    """The string transform a corrupt_arguments spec applies to each argument value.
+
+    Without ``mode`` it is AgentChaos's symbol replacement (U+2600-U+26FF by default); a ``mode``
+    selects any content corruption mode, so held-out variants can damage arguments differently.
+    """
+    if "mode" not in spec.params:
+        fraction = float(spec.param("fraction", 0.2))
+        low, high = int(spec.param("low", 0x2600)), int(spec.param("high", 0x26FF))
+        return lambda s: corrupt_symbols(s, rng, fraction, low, high)
+    mode = str(spec.params["mode"])
+    if mode not in CORRUPTION_MODES:
+        raise FaultNotApplicable(f"unknown corruption mode {mode!r}")
+    return lambda s: corrupt_string(mode, s, rng, spec.params)
+
+
 def _op_corrupt_arguments(spec: FaultSpec, choice: dict[str, Any], *, rng: random.Random, **_: Any) -> None:
-    fraction = float(spec.param("fraction", 0.2))
-    low, high = int(spec.param("low", 0x2600)), int(spec.param("high", 0x26FF))
+    corrupt = argument_corrupter(spec, rng)
     for function in _targets(spec, _tool_calls(choice["message"])):
-        function["arguments"] = transform_arguments(function.get("arguments"),
-                                                    lambda s: corrupt_symbols(s, rng, fraction, low, high),
+        function["arguments"] = transform_arguments(function.get("arguments"), corrupt,
                                                     '{"_fault_corrupted": true}')
 
 

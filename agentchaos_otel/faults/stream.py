@@ -23,7 +23,7 @@ from typing import Any
 
 from agentchaos_otel.faults import catalog as C
 from agentchaos_otel.faults.catalog import FaultSpec
-from agentchaos_otel.faults.llm_response import corrupt_text
+from agentchaos_otel.faults.llm_response import CORRUPTION_MODES, corrupt_text
 
 DONE = b"data: [DONE]\n\n"
 _LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -339,7 +339,7 @@ class StreamFaulter:
     def __init__(self, spec: FaultSpec, rng: random.Random) -> None:
         if spec.op not in C.STREAM_OPS:
             raise ValueError(f"fault {spec.name!r} (op {spec.op!r}) is not a stream fault")
-        if spec.op == C.OP_STREAM_CORRUPT and spec.param("mode", "symbols") not in ("symbols", "mojibake"):
+        if spec.op == C.OP_STREAM_CORRUPT and spec.param("mode", "symbols") not in CORRUPTION_MODES:
             raise ValueError(f"fault {spec.name!r}: unknown corruption mode {spec.param('mode')!r}")
         self.spec = spec
         self.rng = rng

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
-from functools import lru_cache
+from functools import cache
 from types import ModuleType
 from typing import Any
 
@@ -38,7 +38,7 @@ def _tracer(tracer_provider: trace.TracerProvider | None) -> trace.Tracer:
     return trace.get_tracer(TRACER_NAME, __version__, tracer_provider=tracer_provider)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sync_stream_class(module: ModuleType) -> type:
     class _ChaosSyncStream(module.SyncByteStream):  # type: ignore[name-defined,misc]
         """Yields what the agent should see and ends the LLM span when the stream ends or closes."""
@@ -68,7 +68,7 @@ def _sync_stream_class(module: ModuleType) -> type:
     return _ChaosSyncStream
 
 
-@lru_cache(maxsize=None)
+@cache
 def _async_stream_class(module: ModuleType) -> type:
     class _ChaosAsyncStream(module.AsyncByteStream):  # type: ignore[name-defined,misc]
         def __init__(self, upstream: Any, proc: StreamProcessor, source: list[bytes] | None = None):

@@ -7,12 +7,8 @@ presented as evidence about real models.
 """
 
 from agentchaos_otel.sim.policy import Policy, ScriptedPolicy, Turn
-from agentchaos_otel.sim.reference_agent import (
-    AgentRun,
-    ReferencePolicy,
-    run_reference_agent,
-    run_reference_agent_async,
-)
+from agentchaos_otel.sim.reference_agent import AgentRun, run_reference_agent, run_reference_agent_async
+from agentchaos_otel.sim.reference_policy import ReferencePolicy
 from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, TOOL_SPECS, RefTask, reference_tasks
 from agentchaos_otel.sim.server import SimulatedModelServer
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from agentchaos_otel import attributes as A
 
-
 # Events the injector writes (firings, skipped firings) say where faults were scheduled.
 _GROUND_TRUTH_EVENTS = (A.FAULT_PREFIX, A.EVENT_INJECTOR_SKIP)
 

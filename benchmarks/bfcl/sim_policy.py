@@ -55,11 +55,11 @@ class MistakeRates:
 
 
 def _default_retry() -> dict[str, float]:
-    return {"timeout": 0.6, "rate_limit": 0.55, "malformed": 0.2, "error": 0.1, "empty": 0.05}
+    return {"rate_limit": 0.8, "timeout": 0.7, "malformed": 0.15, "error": 0.1, "empty": 0.05}
 
 
 def _default_abandon() -> dict[str, float]:
-    return {"timeout": 0.25, "rate_limit": 0.1, "malformed": 0.03, "error": 0.05, "empty": 0.45}
+    return {"rate_limit": 0.7, "timeout": 0.5, "empty": 0.55, "malformed": 0.05, "error": 0.1}
 
 
 def _default_bump() -> dict[str, float]:
