@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 
-from diagnosers.observe import CONNECTION_ERRORS, TIMEOUT_ERRORS, EpisodeView, Observation
+from diagnosers.observe import CONNECTION_ERRORS, TIMEOUT_ERRORS, EpisodeView, Observation, odd_style_keys
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 MARKERS = ("html_page", "http_status", "provider_json", "rate_limit", "timeout", "unavailable", "filtered",
            "bracket_tag", "error_word")
 ARG_PROBLEMS = ("unknown_key", "missing_required", "wrong_type", "enum", "empty_value", "invalid_json",
@@ -33,6 +33,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "result_rate_limit", "result_timeout", "result_len_log",
     "ref_present", "keys_subset", "keys_renamed", "keys_superset", "numeric_strings_up",
     "key_count_ratio", "item_count_ratio", "shape_differs", "same_call_diff", "numeric_strings",
+    "odd_style_keys", "odd_style_share", "envelope_missing", "envelope_renamed", "numeric_strings_new",
     "prior_errors",
 )
 
@@ -90,8 +91,21 @@ def step_features(view: EpisodeView, o: Observation, prior_errors: int) -> list[
     if not llm:
         same = view.same_call_earlier(o)
         same_diff = _b(same is not None and same.result_digest != o.result_digest)
+    odd = env_missing = env_renamed = num_new = 0.0
+    odd_share = 0.0
+    if not llm and o.result_is_json and o.result_keys:
+        norm, _ = view.style_norm(o)
+        odd = float(len(odd_style_keys(o.result_keys, norm))) if sum(norm.values()) >= 3 else 0.0
+        odd_share = odd / len(o.result_keys)
+        missing = view.shared_keys(o) - set(o.result_keys)
+        env_missing = float(len(missing))
+        norms = ["".join(c for c in k.lower() if c.isalnum()) for k in o.result_keys]
+        env_renamed = float(sum(1 for m in missing
+                                if any("".join(c for c in m.lower() if c.isalnum()) in n for n in norms)))
+        num_new = _b(o.result_numeric_strings and view.numeric_strings_before(o) == 0)
     f += [_b(ref is not None), subset, renamed, superset, num_up, kc_ratio, ic_ratio, shape_diff, same_diff,
-          float(o.result_numeric_strings or 0), float(prior_errors)]
+          float(o.result_numeric_strings or 0), odd, odd_share, env_missing, env_renamed, num_new,
+          float(prior_errors)]
     return f
 
 

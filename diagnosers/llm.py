@@ -135,8 +135,9 @@ class LLMDiagnoser:
 
     # -- calls ---------------------------------------------------------------------------------
     def _chat(self, messages: list[dict[str, str]]) -> str:
-        resp = self.client.chat.completions.create(model=self.model, messages=messages,  # type: ignore[arg-type]
-                                                   temperature=0, max_tokens=self.max_output_tokens)
+        resp = self.client.chat.completions.create(
+            model=self.model, messages=messages,  # type: ignore[arg-type]
+            temperature=0, max_tokens=self.max_output_tokens)
         with self._lock:
             self.usage.calls += 1
             if resp.usage is not None:

@@ -268,20 +268,22 @@ _CAMEL_RE = re.compile(r"[a-z0-9][A-Z]|^[A-Z][a-z]")
 
 
 def key_style(key: str) -> str:
-    """Naming convention of one key: 'upper' (DATA_SOURCE), 'camel' (dataSource/DataSource),
-    'snake' (data_source, city) or 'other' (no letters). APIs keep one convention throughout."""
+    """Naming convention of one key: 'upper' (DATA_SOURCE), 'camel' (dataSource/DataSource), 'kebab'
+    (data-source), 'snake' (data_source, city) or 'other' (no letters). APIs keep one convention."""
     if not any(c.isalpha() for c in key):
         return "other"
     if key.isupper():
         return "upper"
     if _CAMEL_RE.search(key):
         return "camel"
+    if "-" in key:
+        return "kebab"
     return "snake"
 
 
 def odd_style_keys(keys: tuple[str, ...] | None, norm: Counter[str]) -> list[str]:
     """Keys written in a convention that never occurs in ``norm`` (style counts of other results)."""
-    return [k for k in keys or () if (st := key_style(k)) in ("upper", "camel") and norm[st] == 0]
+    return [k for k in keys or () if (st := key_style(k)) in ("upper", "camel", "kebab") and norm[st] == 0]
 
 
 @dataclass
@@ -358,6 +360,22 @@ class EpisodeView:
         earlier = [c for c in others if c.index < o.index]
         pool = earlier or others
         return Counter(key_style(k) for c in pool for k in c.result_keys or ()), not earlier
+
+    def numeric_strings_before(self, o: Observation) -> int:
+        """Numbers-as-strings over earlier clean results of any tool."""
+        return sum(c.result_numeric_strings or 0 for c in self.obs[:o.index]
+                   if c.kind == "tool" and self._clean(c))
+
+    def shared_keys(self, o: Observation) -> set[str]:
+        """Keys every earlier clean result carries, when those come from at least two tools (an
+        envelope such as ``status``/``request_id`` that the API puts on every answer)."""
+        earlier = [c for c in self.obs[:o.index] if c.kind == "tool" and self._clean(c) and c.result_keys]
+        if len(earlier) < 2 or len({c.tool_name for c in earlier}) < 2:
+            return set()
+        common = set(earlier[0].result_keys or ())
+        for c in earlier[1:]:
+            common &= set(c.result_keys or ())
+        return common
 
     def same_call_earlier(self, o: Observation) -> Observation | None:
         """An earlier call of the same tool with identical arguments, if the trace records them."""

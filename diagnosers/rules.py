@@ -8,7 +8,8 @@ outages look like too.
 
 Root cause = the earliest step with a *strong* finding; *weak* findings (signals that also occur
 in healthy runs, such as a slow call or a tool rejecting arguments) are used only when nothing
-strong was seen, the most confident one first. Within a step the first matching rule in ``RULES`` order wins.
+strong was seen, the most confident one first. Within a step the first strong finding in ``RULES``
+order wins, else the first weak one.
 """
 
 from __future__ import annotations
@@ -321,10 +322,33 @@ def _tool_key_style(o: Observation, v: EpisodeView) -> Finding | None:
     odd = odd_style_keys(o.result_keys, norm)
     if not odd:
         return None
-    strong = len(odd) >= 2 and len(odd) >= 0.3 * len(o.result_keys)
+    # Numbers turned into strings alongside an odd key: the other half of a rename.
+    numbers = bool(o.result_numeric_strings) and v.numeric_strings_before(o) == 0
+    strong = (len(odd) >= 2 and len(odd) >= 0.3 * len(o.result_keys)) or numbers
     return Finding("key_rename", "tool_result", 0.7 if strong else 0.35,
                    f"{_where(o)}: key naming ({', '.join(odd[:3])}) unlike every other result in the episode",
                    strong=strong)
+
+
+def _norm_key(key: str) -> str:
+    return "".join(c for c in key.lower() if c.isalnum())
+
+
+def _tool_envelope(o: Observation, v: EpisodeView) -> Finding | None:
+    """A key every earlier result of every tool carried (the API's envelope) is missing: present
+    under another spelling means renamed, absent altogether means the result was cut."""
+    if not o.result_is_json or o.result_is_error or not o.result_keys:
+        return None
+    missing = v.shared_keys(o) - set(o.result_keys)
+    if not missing:
+        return None
+    norms = [_norm_key(k) for k in o.result_keys]
+    renamed = [m for m in missing if _norm_key(m) and any(_norm_key(m) in n for n in norms)]
+    if renamed:
+        return Finding("key_rename", "tool_result", 0.65, f"{_where(o)}: shared key "
+                       f"`{sorted(renamed)[0]}` appears under another spelling")
+    return Finding("truncated", "tool_result", 0.4, f"{_where(o)}: shared key `{sorted(missing)[0]}` "
+                   "missing from the result", strong=False)
 
 
 def _tool_inconsistent(o: Observation, v: EpisodeView) -> Finding | None:
@@ -369,6 +393,7 @@ RULES: tuple[Rule, ...] = (
     Rule("tool_malformed_json", "tool", _tool_malformed.__doc__ or "", _tool_malformed),
     Rule("tool_key_style", "tool", _tool_key_style.__doc__ or "", _tool_key_style),
     Rule("tool_key_change", "tool", _tool_keys.__doc__ or "", _tool_keys),
+    Rule("tool_envelope_keys", "tool", _tool_envelope.__doc__ or "", _tool_envelope),
     Rule("tool_inconsistent_values", "tool", _tool_inconsistent.__doc__ or "", _tool_inconsistent),
     Rule("tool_rejected_call", "tool", _tool_rejected.__doc__ or "", _tool_rejected),
 )
@@ -382,16 +407,24 @@ class StepFinding:
 
 
 def step_findings(view: EpisodeView, rules: tuple[Rule, ...] = RULES) -> list[StepFinding]:
-    """The first matching rule of every step, in step order."""
+    """Per step, the first rule with a strong finding, else the first with a weak one; step order."""
     out: list[StepFinding] = []
     for o in view.obs:
+        weak: StepFinding | None = None
         for rule in rules:
             if rule.kind != o.kind:
                 continue
             f = rule.check(o, view)
-            if f is not None:
-                out.append(StepFinding(f.blame_index if f.blame_index is not None else o.index, rule.name, f))
+            if f is None:
+                continue
+            found = StepFinding(f.blame_index if f.blame_index is not None else o.index, rule.name, f)
+            if f.strong:
+                out.append(found)
+                weak = None
                 break
+            weak = weak or found  # a later rule may still see something strong at this step
+        if weak is not None:
+            out.append(weak)
     return out
 
 

@@ -187,3 +187,46 @@ def test_openinference_trace() -> None:
              tool(3, {"error": "rate_limit", "status": 429}), llm(4, "Giving up.")]
     d = diagnose(steps)
     assert (d.fault_type, d.target, d.step) == ("rate_limit", "tool_result", 3)
+
+
+SNAKE_RESULTS = [("get_population", {"city": "Oslo", "population": 700000, "data_source": "sim"}),
+                 ("get_weather", {"city": "Oslo", "temperature_c": 4.5, "data_source": "sim"})]
+
+
+def _tools_then(result: dict[str, Any], name: str = "get_timezone") -> list[StepRecord]:
+    steps: list[StepRecord] = []
+    for tool, res in [*SNAKE_RESULTS, (name, result)]:
+        steps.append(llm_record(len(steps), content=None, tool_calls=[WEATHER]))
+        steps.append(tool_record(len(steps), tool, res))
+    return steps
+
+
+@pytest.mark.parametrize("result,rule", [
+    ({"CITY": "Oslo", "UtcOffset": 1, "data_source": "sim"}, "tool_key_style"),
+    ({"city-name": "Oslo", "utc-offset": 1, "data_source": "sim"}, "tool_key_style"),
+    ({"city_value": "Oslo", "utc": 1, "data_source_value": "sim"}, "tool_envelope_keys"),
+])
+def test_first_call_of_a_tool_judged_against_the_episode(result: dict[str, Any], rule: str) -> None:
+    d = diagnose(_tools_then(result))
+    assert (d.fault_type, d.step, d.rule) == ("key_rename", 5, rule)
+
+
+def test_envelope_key_missing_without_respelling_is_weak_truncation() -> None:
+    d = diagnose(_tools_then({"city": "Oslo"}))
+    assert (d.fault_type, d.step, d.rule) == ("truncated", 5, "tool_envelope_keys")
+
+
+def test_one_odd_key_is_weak_unless_numbers_became_strings() -> None:
+    weak = diagnose(_tools_then({"city": "Oslo", "utcOffset": 1, "data_source": "sim"}))
+    assert weak.rule == "tool_key_style" and weak.confidence < 0.5
+    strong = diagnose(_tools_then({"city": "Oslo", "utcOffset": "1", "data_source": "sim"}) +
+                      [llm_record(6, content="[API ERROR] HTTP 500")])
+    assert (strong.fault_type, strong.step) == ("key_rename", 5)
+
+
+def test_consistent_camel_case_api_is_not_renamed() -> None:
+    steps = [llm_record(0, content=None, tool_calls=[WEATHER]),
+             tool_record(1, "a", {"cityName": "Oslo", "dataSource": "x"}),
+             llm_record(2, content=None, tool_calls=[WEATHER]),
+             tool_record(3, "b", {"utcOffset": 1, "dataSource": "x", "cityName": "Oslo"})]
+    assert diagnose(steps).fault_type == NONE_FOUND

@@ -266,9 +266,10 @@ def run_reference_agent(client: Any, task: RefTask, *, model: str,
 
     ``tools`` maps names to callables invoked as ``fn(**arguments)`` (default: the simulated
     reference tools); callables wrapped by ``ToolFaultInjector`` also get the model's tool-call id
-    out of band, so their ``execute_tool`` spans join up with the call. ``request_options`` are passed to every ``chat.completions.create`` call
-    (e.g. ``{"logprobs": True, "top_logprobs": 20}``). After an empty model turn the agent asks
-    once more (``max_empty_retries``) before accepting it as the answer.
+    out of band, so their ``execute_tool`` spans join up with the call. ``request_options`` are
+    passed to every ``chat.completions.create`` call (e.g. ``{"logprobs": True, "top_logprobs":
+    20}``). After an empty model turn the agent asks once more (``max_empty_retries``) before
+    accepting it as the answer.
     """
     loop = _AgentLoop(task, tools, model=model, max_steps=max_steps, stream=stream,
                       request_options=request_options, max_empty_retries=max_empty_retries)
