@@ -86,11 +86,13 @@ class Usage:
     failures: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_error: str = ""
 
     def line(self, model: str) -> str:
+        note = f" (answers not cached: {self.cache_error})" if self.cache_error else ""
         return (f"LLM diagnoser ({model}): {self.calls} call(s), {self.retries} retry(ies), {self.cached} "
                 f"cached, {self.failures} failed; tokens used: {self.input_tokens} input + "
-                f"{self.output_tokens} output = {self.input_tokens + self.output_tokens}")
+                f"{self.output_tokens} output = {self.input_tokens + self.output_tokens}{note}")
 
 
 class LLMDiagnoser:
@@ -130,8 +132,13 @@ class LLMDiagnoser:
         return {k: json.loads(a) for k, a in rows}
 
     def _write_cache(self, rows: list[dict[str, Any]]) -> None:
-        if self.cache_path and rows:
+        """Best effort: a busy or read-only trace file costs a re-run, never the diagnoses."""
+        if not self.cache_path or not rows:
+            return
+        try:
             write_rows(self.cache_path, CACHE_TABLE, rows, CACHE_DDL, key=("key", "prompt_version", "model"))
+        except StoreError as exc:
+            self.usage.cache_error = str(exc)
 
     # -- calls ---------------------------------------------------------------------------------
     def _chat(self, messages: list[dict[str, str]]) -> str:

@@ -353,29 +353,60 @@ class EpisodeView:
             from_later=not earlier, support=support,
         )
 
+    def _prefix(self) -> None:
+        """One pass over the clean tool results: what was seen before each step (styles, keys
+        shared by all, numbers-as-strings), so per-step comparisons cost O(1) instead of O(n)."""
+        self._style_before: list[Counter[str]] = []
+        self._shared_before: list[set[str] | None] = []
+        self._tools_before: list[int] = []
+        self._num_before: list[int] = []
+        self._clean_before: list[int] = []
+        styles: Counter[str] = Counter()
+        shared: set[str] | None = None
+        tools: set[str] = set()
+        num = clean = 0
+        for c in self.obs:
+            self._style_before.append(styles.copy())
+            self._shared_before.append(None if shared is None else set(shared))
+            self._tools_before.append(len(tools))
+            self._num_before.append(num)
+            self._clean_before.append(clean)
+            if c.kind == "tool" and self._clean(c):
+                num += c.result_numeric_strings or 0
+                if c.result_keys:
+                    clean += 1
+                    styles.update(key_style(k) for k in c.result_keys)
+                    shared = set(c.result_keys) if shared is None else shared & set(c.result_keys)
+                    tools.add(c.tool_name or "")
+        self._style_all = styles
+
     def style_norm(self, o: Observation) -> tuple[Counter[str], bool]:
         """Key-style counts over the episode's other clean JSON tool results (any tool): earlier
         ones when there are any, else later ones; and whether the norm came from later results."""
-        others = [c for c in self.obs if c.kind == "tool" and c is not o and self._clean(c) and c.result_keys]
-        earlier = [c for c in others if c.index < o.index]
-        pool = earlier or others
-        return Counter(key_style(k) for c in pool for k in c.result_keys or ()), not earlier
+        if not hasattr(self, "_style_before"):
+            self._prefix()
+        if self._clean_before[o.index]:
+            return self._style_before[o.index], False
+        total = self._style_all.copy()
+        if self._clean(o) and o.result_keys:
+            total.subtract(key_style(k) for k in o.result_keys)
+        return +total, True
 
     def numeric_strings_before(self, o: Observation) -> int:
         """Numbers-as-strings over earlier clean results of any tool."""
-        return sum(c.result_numeric_strings or 0 for c in self.obs[:o.index]
-                   if c.kind == "tool" and self._clean(c))
+        if not hasattr(self, "_style_before"):
+            self._prefix()
+        return self._num_before[o.index]
 
     def shared_keys(self, o: Observation) -> set[str]:
         """Keys every earlier clean result carries, when those come from at least two tools (an
         envelope such as ``status``/``request_id`` that the API puts on every answer)."""
-        earlier = [c for c in self.obs[:o.index] if c.kind == "tool" and self._clean(c) and c.result_keys]
-        if len(earlier) < 2 or len({c.tool_name for c in earlier}) < 2:
+        if not hasattr(self, "_style_before"):
+            self._prefix()
+        shared = self._shared_before[o.index]
+        if shared is None or self._clean_before[o.index] < 2 or self._tools_before[o.index] < 2:
             return set()
-        common = set(earlier[0].result_keys or ())
-        for c in earlier[1:]:
-            common &= set(c.result_keys or ())
-        return common
+        return shared
 
     def same_call_earlier(self, o: Observation) -> Observation | None:
         """An earlier call of the same tool with identical arguments, if the trace records them."""

@@ -178,3 +178,13 @@ def test_rendering_fits_the_budget_and_keeps_anomalies() -> None:
     assert "s0 llm" in text and "s299 tool" in text and "omitted" in text
     full = render_episode(EpisodeView(episode_of(steps[:6])), token_budget=3000)
     assert "omitted" not in full and full.count("\n") == 6
+
+
+def test_unwritable_cache_does_not_lose_diagnoses(endpoint: tuple[ScriptedEndpoint, str], tmp_path: Path) -> None:
+    server, url = endpoint
+    not_a_db = tmp_path / "cache.duckdb"
+    not_a_db.write_text("this is not a database")
+    d = LLMDiagnoser(url, "sim-diagnoser", cache_path=str(not_a_db))
+    (x,) = d.diagnose_many([episodes()[0].blind()])
+    assert (x.fault_type, x.step) == ("error", 2)
+    assert "not cached" in d.usage.line("sim-diagnoser")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 import unicodedata
 from typing import Any
 
@@ -120,6 +122,14 @@ def test_variant_set_is_registered_after_the_first_80_and_outside_the_65() -> No
     assert C.VARIANT_FAMILY == "variant" and "variant" in C.FAMILIES
     for name in VARIANTS:
         assert get_fault(name) is CATALOG[name]
+
+
+def test_importing_the_variants_module_first_still_builds_the_catalog() -> None:
+    """catalog imports variants while it builds; the other import order must work as well."""
+    code = ("import agentchaos_otel.faults.variants as V; from agentchaos_otel.faults import catalog as C; "
+            "print(len(V.held_out_names()), len(C.CATALOG), len(C.agentchaos_names()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.split() == [str(len(VARIANTS)), str(80 + len(VARIANTS)), "65"]
 
 
 def test_a_misspelt_variant_name_is_suggested() -> None:
@@ -399,6 +409,10 @@ def test_custom_body_carries_only_what_its_origin_sends() -> None:
     timed = quota.variant("q", params={"retry_after": 2.5, "content_type": "application/problem+json"})
     err = error_response(timed, "openai")
     assert err is not None and err.headers["retry-after"] == "2.5"
+    overloaded = error_response(get_fault("v_http_529_overloaded"), "openai")
+    assert overloaded is not None and overloaded.headers["retry-after"] == "1"
+    plain = error_response(get_fault("http_500"), "openai")
+    assert plain is not None and "retry-after" not in plain.headers
     assert err.headers["content-type"] == "application/problem+json" and "x-request-id" not in err.headers
 
 

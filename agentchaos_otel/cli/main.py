@@ -25,7 +25,7 @@ console = Console()
 @faults_app.command("list")
 def faults_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print the catalog as JSON.")] = False,
-    family: Annotated[str | None, typer.Option(help="Only this family (agentchaos, compound, positional, "
+    family: Annotated[str | None, typer.Option(help="Only this family (agentchaos, compound, positional, variant, "
                                                     "http, stream).")] = None,
 ) -> None:
     """Every fault configuration with its type, target, strategy and description."""

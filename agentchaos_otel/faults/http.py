@@ -182,7 +182,7 @@ def error_response(spec: FaultSpec, provider: str, *, model: str | None = None,
                 "x-ratelimit-remaining-tokens": "29000",
                 "x-ratelimit-reset-tokens": "2ms",
             })
-        elif status == 503 and "retry_after" in spec.params:
+        elif "retry_after" in spec.params:  # 503/529 overload answers may carry one; only when asked
             headers["retry-after"] = f"{retry_after:g}"
     else:
         body = _anthropic_body(status, request_id)

@@ -170,10 +170,6 @@ def schema_problem(args: Any, schema: dict[str, Any] | None) -> str:
     return ""
 
 
-def _schema_ok(args: Any, schema: dict[str, Any] | None) -> bool:
-    return schema_problem(args, schema) == ""
-
-
 def tool_call_signals(tool_calls: list[dict[str, Any]], request_tools: list[dict[str, Any]] | None
                       ) -> dict[str, Any]:
     """Signals of the tool calls in a response, checked against the tools declared in the request."""
