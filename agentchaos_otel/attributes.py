@@ -161,6 +161,9 @@ TOOL_RESULT_SHAPE_DIGEST = "agentchaos.tool.result_shape_digest"
 TOOL_RESULT_KEY_COUNT = "agentchaos.tool.result_key_count"
 TOOL_RESULT_ITEM_COUNT = "agentchaos.tool.result_item_count"
 TOOL_RESULT_STATUS = "agentchaos.tool.result_status"
+# Identifier/date keys the result echoes back with a value other than the one in the call's
+# arguments (signals.echo_mismatches): an API answering about a different entity than asked.
+TOOL_RESULT_ECHO_MISMATCH = "agentchaos.tool.result_echo_mismatch"
 # OpenInference names, read when a trace was recorded by an OpenInference instrumentation
 # (Phoenix/Arize) rather than ours, so the same diagnosis works on those traces.
 OI_SPAN_KIND = "openinference.span.kind"

@@ -12,7 +12,7 @@ import math
 
 from diagnosers.observe import CONNECTION_ERRORS, TIMEOUT_ERRORS, EpisodeView, Observation, odd_style_keys
 
-FEATURE_VERSION = 2
+FEATURE_VERSION = 3
 MARKERS = ("html_page", "http_status", "provider_json", "rate_limit", "timeout", "unavailable", "filtered",
            "bracket_tag", "error_word")
 ARG_PROBLEMS = ("unknown_key", "missing_required", "wrong_type", "enum", "empty_value", "invalid_json",
@@ -34,7 +34,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "ref_present", "keys_subset", "keys_renamed", "keys_superset", "numeric_strings_up",
     "key_count_ratio", "item_count_ratio", "shape_differs", "same_call_diff", "numeric_strings",
     "odd_style_keys", "odd_style_share", "envelope_missing", "envelope_renamed", "numeric_strings_new",
-    "prior_errors",
+    "echo_mismatch", "prior_errors",
 )
 
 
@@ -105,7 +105,7 @@ def step_features(view: EpisodeView, o: Observation, prior_errors: int) -> list[
         num_new = _b(o.result_numeric_strings and view.numeric_strings_before(o) == 0)
     f += [_b(ref is not None), subset, renamed, superset, num_up, kc_ratio, ic_ratio, shape_diff, same_diff,
           float(o.result_numeric_strings or 0), odd, odd_share, env_missing, env_renamed, num_new,
-          float(prior_errors)]
+          float(len(o.echo_mismatch)), float(prior_errors)]
     return f
 
 

@@ -81,6 +81,7 @@ class Observation:
     result_numeric_strings: int | None = None
     result_digest: str | None = None
     tool_args_digest: str | None = None
+    echo_mismatch: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -205,6 +206,9 @@ def _derive_tool(attrs: dict[str, Any]) -> dict[str, Any]:
         return attrs
     derived = dict(attrs)
     derived.update(signals.tool_result_signals(result))
+    args = attrs.get(A.GEN_AI_TOOL_CALL_ARGUMENTS, attrs.get(A.OI_INPUT_VALUE))
+    if args is not None and A.TOOL_RESULT_ECHO_MISMATCH not in attrs:
+        derived[A.TOOL_RESULT_ECHO_MISMATCH] = signals.echo_mismatches(args, result)
     return derived
 
 
@@ -233,6 +237,7 @@ def observe_step(s: StepRecord, index: int) -> Observation:
             result_numeric_strings=_int(a.get(A.TOOL_RESULT_NUMERIC_STRINGS)),
             result_digest=a.get(A.TOOL_RESULT_DIGEST),
             tool_args_digest=a.get(A.TOOL_ARGS_DIGEST),
+            echo_mismatch=_strs(a.get(A.TOOL_RESULT_ECHO_MISMATCH)),
         )
     a = _derive_llm(attrs)
     fr = _strs(a.get(A.GEN_AI_RESPONSE_FINISH_REASONS)) or _strs(a.get(A.OI_LLM_FINISH_REASON))

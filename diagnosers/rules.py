@@ -351,6 +351,15 @@ def _tool_envelope(o: Observation, v: EpisodeView) -> Finding | None:
                    "missing from the result", strong=False)
 
 
+def _tool_echo(o: Observation, v: EpisodeView) -> Finding | None:
+    """The result echoes an identifier or date with another value than the call asked for: the
+    answer is about a neighbouring entity, values kept their types (a wrong value)."""
+    if o.echo_mismatch and not o.result_is_error:
+        return Finding("wrong_value", "tool_result", 0.6, f"{_where(o)}: result echoes "
+                       f"`{o.echo_mismatch[0]}` with a different value than requested")
+    return None
+
+
 def _tool_inconsistent(o: Observation, v: EpisodeView) -> Finding | None:
     """The same call with the same arguments returned different values of the same shape."""
     prev = v.same_call_earlier(o)
@@ -394,6 +403,7 @@ RULES: tuple[Rule, ...] = (
     Rule("tool_key_style", "tool", _tool_key_style.__doc__ or "", _tool_key_style),
     Rule("tool_key_change", "tool", _tool_keys.__doc__ or "", _tool_keys),
     Rule("tool_envelope_keys", "tool", _tool_envelope.__doc__ or "", _tool_envelope),
+    Rule("tool_echo_mismatch", "tool", _tool_echo.__doc__ or "", _tool_echo),
     Rule("tool_inconsistent_values", "tool", _tool_inconsistent.__doc__ or "", _tool_inconsistent),
     Rule("tool_rejected_call", "tool", _tool_rejected.__doc__ or "", _tool_rejected),
 )

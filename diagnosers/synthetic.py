@@ -472,6 +472,7 @@ class _Episode:
         attrs = {A.GEN_AI_OPERATION_NAME: A.OP_EXECUTE_TOOL, A.GEN_AI_TOOL_NAME: name,
                  A.TOOL_ARGS_DIGEST: signals.canonical_json_digest(args), A.SIMULATED: True}
         attrs.update(signals.tool_result_signals(seen))
+        attrs[A.TOOL_RESULT_ECHO_MISMATCH] = signals.echo_mismatches(args, seen)
         attrs.update(gt)
         self._add("tool", f"execute_tool {name}", rng.uniform(1, 30), attrs)
         self.messages += 1
@@ -555,6 +556,8 @@ def tool_record(step: int, name: str, result: Any, *, args: dict[str, Any] | Non
                              A.STEP: step, A.FAULT_INJECTED: False,
                              A.TOOL_ARGS_DIGEST: signals.canonical_json_digest(args or {})}
     attrs.update(signals.tool_result_signals(result))
+    if args is not None:
+        attrs[A.TOOL_RESULT_ECHO_MISMATCH] = signals.echo_mismatches(args, result)
     attrs.update(fault or {})
     return StepRecord(step, f"span{step:04d}", "tool", f"execute_tool {name}", start, start + int(ms * 1e6),
                       "UNSET", None, attrs)

@@ -7,7 +7,6 @@ The simulated model is labelled simulated; these runs say nothing about real mod
 from __future__ import annotations
 
 import json
-import os
 import random
 import threading
 from collections.abc import Iterator
@@ -281,7 +280,6 @@ def test_llm_response_faults_end_in_a_graded_episode(perfect_server: SimulatedMo
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("AGENTCHAOS_SLOW"), reason="about a minute; AGENTCHAOS_SLOW=1")
 def test_every_catalog_fault_leaves_the_harness_standing(perfect_server: SimulatedModelServer,
                                                          tracing: Any) -> None:
     from agentchaos_otel.faults.catalog import CATALOG, fault_names

@@ -180,7 +180,8 @@ def test_rendering_fits_the_budget_and_keeps_anomalies() -> None:
     assert "omitted" not in full and full.count("\n") == 6
 
 
-def test_unwritable_cache_does_not_lose_diagnoses(endpoint: tuple[ScriptedEndpoint, str], tmp_path: Path) -> None:
+def test_unwritable_cache_does_not_lose_diagnoses(endpoint: tuple[ScriptedEndpoint, str],
+                                                  tmp_path: Path) -> None:
     server, url = endpoint
     not_a_db = tmp_path / "cache.duckdb"
     not_a_db.write_text("this is not a database")

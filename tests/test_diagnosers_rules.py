@@ -230,3 +230,20 @@ def test_consistent_camel_case_api_is_not_renamed() -> None:
              llm_record(2, content=None, tool_calls=[WEATHER]),
              tool_record(3, "b", {"utcOffset": 1, "dataSource": "x", "cityName": "Oslo"})]
     assert diagnose(steps).fault_type == NONE_FOUND
+
+
+def test_echoed_identifier_with_another_value_is_wrong_value() -> None:
+    book = ("book_flight", {"flight_id": 4012})
+    steps = [llm_record(0, content=None, tool_calls=[book], request_tools=[]),
+             tool_record(1, "book_flight", {"booking_id": "B7", "flight_id": 4013, "status": "confirmed"},
+                         args=book[1]),
+             llm_record(2, content="Booked.")]
+    d = diagnose(steps)
+    assert (d.fault_type, d.target, d.step, d.rule) == ("wrong_value", "tool_result", 1, "tool_echo_mismatch")
+    same = [steps[0], tool_record(1, "book_flight", {"booking_id": "B7", "flight_id": 4012}, args=book[1]),
+            steps[2]]
+    assert diagnose(same).fault_type == NONE_FOUND
+    converted = ("convert", {"value": 21, "unit": "f"})
+    assert diagnose([llm_record(0, content=None, tool_calls=[converted], request_tools=[]),
+                     tool_record(1, "convert", {"value": 69.8, "unit": "f"}, args=converted[1]),
+                     llm_record(2, content="69.8 F")]).fault_type == NONE_FOUND

@@ -106,3 +106,14 @@ def test_tool_result_huge_structure_is_bounded() -> None:
     s = signals.tool_result_signals({"rows": [{"v": str(i)} for i in range(100_000)]})
     assert s[A.TOOL_RESULT_IS_JSON] is True
     assert s[A.TOOL_RESULT_NUMERIC_STRINGS] < 100_000  # walk stopped at its budget
+
+
+@pytest.mark.parametrize("args,result,keys", [
+    ({"flight_id": 4012}, {"flight_id": 4013, "status": "ok"}, ["flight_id"]),
+    ({"flight_id": 4012}, {"flight_id": "4012"}, []),
+    ('{"bookingId": "A1", "date": "2026-04-12"}', '{"bookingId": "a1", "date": "2026-04-13"}', ["date"]),
+    ({"value": 21, "unit": "f"}, {"value": 69.8, "unit": "f"}, []),  # converted values may differ
+    ({"id": 3}, "not json", []),
+])
+def test_echo_mismatches(args: object, result: object, keys: list[str]) -> None:
+    assert signals.echo_mismatches(args, result) == keys

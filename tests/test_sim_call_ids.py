@@ -73,7 +73,8 @@ def test_wrapped_tools_label_their_spans_with_the_models_call_ids(
 def test_call_ids_reach_faulted_spans_and_the_fault_log(
         server: SimulatedModelServer, tracing: tuple[TracerProvider, InMemorySpanExporter]) -> None:
     provider, exporter = tracing
-    injector = ToolFaultInjector("independent", seed=0, rate=1.0, kinds=("timeout",), tracer_provider=provider)
+    injector = ToolFaultInjector("independent", seed=0, rate=1.0, kinds=("timeout",),
+                                 tracer_provider=provider)
     run = _run(server, injector.wrap(REFERENCE_TOOLS))
     ids = [(s.attributes or {}).get(A.GEN_AI_TOOL_CALL_ID) for s in _tool_spans(exporter)]
     assert ids and ids == _model_call_ids(run)
@@ -94,7 +95,8 @@ def test_async_agent_passes_call_ids_to_wrapped_async_tools(
     tools = injector.wrap({name: make_async(fn) for name, fn in REFERENCE_TOOLS.items()})
 
     async def main() -> AgentRun:
-        async with openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-simulated", max_retries=0) as client:
+        async with openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-simulated",
+                                      max_retries=0) as client:
             return await run_reference_agent_async(client, TASK, model=MODEL, tools=tools, max_steps=12)
 
     run = asyncio.run(main())
@@ -103,7 +105,8 @@ def test_async_agent_passes_call_ids_to_wrapped_async_tools(
     assert ids and ids == _model_call_ids(run)
 
 
-def test_plain_and_otherwise_decorated_tools_get_only_the_models_arguments(server: SimulatedModelServer) -> None:
+def test_plain_and_otherwise_decorated_tools_get_only_the_models_arguments(
+        server: SimulatedModelServer) -> None:
     seen: list[dict[str, Any]] = []
 
     def recording(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 
 from agentchaos_otel.campaign.runner import CLEAN, EpisodeOutcome, EpisodeSpec
+from agentchaos_otel.inject.schedule import ONCE_CONDITIONS, TOOL_CONDITIONS
 
 app = typer.Typer(help="Robustness campaigns: tasks x fault conditions x seeds.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -31,7 +32,13 @@ report_app = typer.Typer(help="Robustness report from a trace file.", add_comple
                          pretty_exceptions_enable=False, context_settings={"allow_interspersed_args": True},
                          subcommand_metavar="")
 
-TOOL_CONDITIONS = ("none", "independent", "bursty", "persistent")
+# Names that stand for a group of conditions in ``--conditions``.
+CATALOG_ALIASES = ("catalog", "agentchaos65")
+ONCE_ALIAS = "once"
+# Top-k token logprobs asked for when ``--logprobs`` is on: the entropy features of the failure
+# predictors read them from the stored LLM spans.
+TOP_LOGPROBS = 20
+DEFAULT_SUBTASKS = "1-6"
 
 
 def _fail(message: str) -> None:
@@ -61,17 +68,30 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def parse_conditions(text: str) -> list[str]:
-    """Tool-result conditions and/or LLM-fault catalog names; every name is checked now."""
+    """Tool-result conditions and/or LLM-fault catalog names; every name is checked now.
+
+    ``catalog`` (or ``agentchaos65``) stands for the 65 catalog faults and puts ``none`` first;
+    ``once`` stands for the seven single-fault tool conditions ``once_<kind>``. Aliases mix
+    with names, e.g. ``catalog,once``.
+    """
     from agentchaos_otel.inject.plan import resolve_plan
 
-    conds = list(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
-    if not conds:
+    given = list(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
+    if not given:
         raise ValueError("no conditions given")
-    if conds == ["catalog"] or "agentchaos65" in conds:
-        from agentchaos_otel.faults.catalog import agentchaos_names
+    conds: list[str] = []
+    for c in given:
+        if c in CATALOG_ALIASES:
+            from agentchaos_otel.faults.catalog import agentchaos_names
 
-        conds = [c for c in conds if c not in ("catalog", "agentchaos65")] + agentchaos_names()
-        conds = list(dict.fromkeys(([CLEAN] if CLEAN not in conds else []) + conds))
+            conds.extend(agentchaos_names())
+        elif c == ONCE_ALIAS:
+            conds.extend(ONCE_CONDITIONS)
+        else:
+            conds.append(c)
+    if any(c in CATALOG_ALIASES for c in given):
+        conds.insert(0, CLEAN)
+    conds = list(dict.fromkeys(conds))
     for c in conds:
         if c not in TOOL_CONDITIONS:
             if "," in c or c.endswith((".toml", ".json")):
@@ -80,7 +100,32 @@ def parse_conditions(text: str) -> list[str]:
     return conds
 
 
+def parse_subtasks(text: str) -> tuple[int, int]:
+    """``MIN-MAX`` (or one number) sub-queries per generated reference task."""
+    lo, _, hi = text.strip().partition("-")
+    hi = hi or lo
+    if not (lo.strip().isdigit() and hi.strip().isdigit()) or not 1 <= int(lo) <= int(hi):
+        raise ValueError(f"--subtasks must be MIN-MAX with 1 <= MIN <= MAX, e.g. 1-6 or 12-18; got {text!r}")
+    return int(lo), int(hi)
+
+
 # --- Agents ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """How the agents are run, beyond which tasks: shared by every agent adapter.
+
+    ``logprobs`` asks every model call for the top-20 token logprobs (the predictors' entropy
+    features); ``perfect`` takes the simulated model's own planned mistakes away, so every
+    failure is the faults' doing; ``step_cap`` is the agent's step limit (BFCL: tool-calling
+    steps per turn; reference agent: model calls per episode), None for the agent's default.
+    """
+
+    logprobs: bool = True
+    subtasks: tuple[int, int] = (1, 6)
+    perfect: bool = False
+    step_cap: int | None = None
+
 
 @dataclass
 class AgentSetup:
@@ -111,38 +156,48 @@ def _tool_injector_wrap(tools: Tools, spec: EpisodeSpec) -> Tools:
     return ToolFaultInjector(condition, seed=spec.seed, episode_key=spec.task_id).wrap(dict(tools))
 
 
-def reference_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None) -> AgentSetup:
+# The reference agent's own model-call limit when --step-cap is not given.
+REFERENCE_MAX_STEPS = 30
+REFERENCE_MISTAKE_RATE = 0.05
+
+
+def reference_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None,
+                    options: AgentOptions | None = None) -> AgentSetup:
     from agentchaos_otel.sim.reference_agent import ReferencePolicy, run_reference_agent
     from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, reference_tasks
 
+    opts = options or AgentOptions()
     n = 200 if tasks == "all" else _count(tasks)  # generated tasks: "all" = the study's 200
-    by_id = {t.task_id: t for t in reference_tasks(n, seed)}
+    lo, hi = opts.subtasks
+    by_id = {t.task_id: t for t in reference_tasks(n, seed, min_subtasks=lo, max_subtasks=hi)}
+    request_options = {"logprobs": True, "top_logprobs": TOP_LOGPROBS} if opts.logprobs else None
+    max_steps = opts.step_cap or max(REFERENCE_MAX_STEPS, 3 * hi)  # long tasks must not hit the cap clean
 
     def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
         def run_one(spec: EpisodeSpec) -> EpisodeOutcome:
             task = by_id[spec.task_id]
-            run = run_reference_agent(client, task, model=model, tools=_tool_injector_wrap(REFERENCE_TOOLS,
-                                                                                           spec))
+            run = run_reference_agent(client, task, model=model, tools=_tool_injector_wrap(REFERENCE_TOOLS, spec),
+                                      max_steps=max_steps, request_options=request_options)
             return EpisodeOutcome(bool(run.success), run.error)
         return run_one
 
-    return AgentSetup("reference", list(by_id), ReferencePolicy(mistake_rate=0.05), make, opens_episode=False)
+    policy = ReferencePolicy(mistake_rate=0.0 if opts.perfect else REFERENCE_MISTAKE_RATE)
+    return AgentSetup("reference", list(by_id), policy, make, opens_episode=False)
 
 
-def bfcl_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None) -> AgentSetup:
+def bfcl_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None,
+               options: AgentOptions | None = None) -> AgentSetup:
     from benchmarks.bfcl import UNAVAILABLE_REASON, bfcl_available
 
-    llm_plans = [c for c in conditions or [] if c not in TOOL_CONDITIONS]
-    if llm_plans:
-        # run_bfcl_episode labels its root span with the tool condition only, so an LLM-plan
-        # episode would be stored as 'none' and pollute the clean baseline and the resume keys.
-        raise ValueError(f"--agent bfcl runs tool conditions only ({', '.join(TOOL_CONDITIONS)}); "
-                         f"got {', '.join(llm_plans[:3])}")
     if not bfcl_available():
         raise ValueError(UNAVAILABLE_REASON)
+    from benchmarks.bfcl.agent import DEFAULT_STEP_CAP
     from benchmarks.bfcl.episode import run_bfcl_episode
-    from benchmarks.bfcl.sim_policy import BfclSimPolicy
+    from benchmarks.bfcl.sim_policy import BfclSimPolicy, MistakeRates
     from benchmarks.bfcl.tasks import load_tasks, resolve_task_ids
+
+    opts = options or AgentOptions()
+    step_cap = opts.step_cap or DEFAULT_STEP_CAP
 
     every = [t.id for t in load_tasks()]
     ids = every if tasks == "all" else (every[:_count(tasks)] if tasks.isdigit() else resolve_task_ids(tasks))
@@ -152,15 +207,20 @@ def bfcl_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None) -
 
     def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
         def run_one(spec: EpisodeSpec) -> Any:
-            return run_bfcl_episode(spec.task_id, condition=spec.condition, seed=spec.seed, model=model,
-                                    client=client)
+            # Tool conditions go to the tool-result injector; anything else names the LLM plan.
+            # The condition is passed as the episode's label either way, so an LLM-plan episode
+            # is stored under its plan's name, never as the clean baseline.
+            plan = None if spec.condition in TOOL_CONDITIONS else spec.condition
+            return run_bfcl_episode(spec.task_id, condition=spec.condition, plan=plan, seed=spec.seed,
+                                    model=model, client=client, step_cap=step_cap, logprobs=opts.logprobs)
         return run_one
 
-    return AgentSetup("bfcl", ids, BfclSimPolicy(load_tasks(ids=ids), seed=seed), make, opens_episode=True)
+    policy = BfclSimPolicy(load_tasks(ids=ids), seed=seed, mistakes=MistakeRates() if opts.perfect else None)
+    return AgentSetup("bfcl", ids, policy, make, opens_episode=True)
 
 
-AGENTS: dict[str, Callable[[str, int, list[str]], AgentSetup]] = {"reference": reference_agent,
-                                                                  "bfcl": bfcl_agent}
+AgentFactory = Callable[[str, int, list[str], AgentOptions], AgentSetup]
+AGENTS: dict[str, AgentFactory] = {"reference": reference_agent, "bfcl": bfcl_agent}
 
 
 def _count(tasks: str) -> int:
@@ -223,8 +283,9 @@ def run_cmd(
     tasks: Annotated[str,
                      typer.Option(help="Number of tasks, 'all', or (bfcl) ids/ranges like 0-9,17.")] = "10",
     conditions: Annotated[str, typer.Option(help="Comma list of tool conditions (none, independent, bursty, "
-                                                 "persistent) and/or LLM-fault catalog names; 'catalog' "
-                                                 "= all 65 plus none.")]
+                                                 "persistent, once_<kind>) and/or LLM-fault catalog names; "
+                                                 "'catalog' = all 65 plus none, 'once' = the 7 once_<kind> "
+                                                 "conditions.")]
     = "none,independent,bursty,persistent",
     seeds: Annotated[str, typer.Option(help="Comma list or range of seeds, e.g. 0,1 or 0-3.")] = "0",
     workers: Annotated[int, typer.Option(min=1, max=64, help="Parallel episodes (threads).")] = 4,
@@ -234,6 +295,17 @@ def run_cmd(
     model: Annotated[str | None, typer.Option(help="Model name for --base-url.")] = None,
     api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    logprobs: Annotated[bool, typer.Option("--logprobs/--no-logprobs",
+                                           help="Ask every model call for the top-20 token logprobs "
+                                                "(the failure predictors' entropy features).")] = True,
+    subtasks: Annotated[str, typer.Option(help="Reference agent: MIN-MAX sub-queries per generated task "
+                                               "(e.g. 12-18 for long episodes).")] = DEFAULT_SUBTASKS,
+    perfect: Annotated[bool, typer.Option(help="Simulated model: no planned mistakes of its own, so every "
+                                               "failure comes from the faults.")] = False,
+    step_cap: Annotated[int | None, typer.Option(min=1, help="Agent step limit: BFCL tool-calling steps per "
+                                                             "turn (default 20); reference agent model "
+                                                             "calls per episode (default max(30, 3 x "
+                                                             "max subtasks)).")] = None,
 ) -> None:
     """Run a campaign; episodes already in the trace file are skipped, so re-running resumes."""
     from agentchaos_otel.campaign.runner import CampaignConfig, finished_episodes
@@ -246,6 +318,10 @@ def run_cmd(
             raise ValueError(f"unknown agent {agent!r}; expected one of {', '.join(AGENTS)}")
         seed_list = parse_seeds(seeds)
         conds = parse_conditions(conditions)
+        if agent != "reference" and subtasks != DEFAULT_SUBTASKS:
+            raise ValueError("--subtasks applies to --agent reference only")
+        options = AgentOptions(logprobs=logprobs, subtasks=parse_subtasks(subtasks), perfect=perfect,
+                               step_cap=step_cap)
         endpoint_key(base_url, model, api_key_env)
         if db.exists() and db.is_dir():
             raise ValueError(f"--db {db} is a directory")
@@ -254,7 +330,7 @@ def run_cmd(
             for c in report.failures:
                 typer.echo(f"FAIL  {c.name}: {c.detail}", err=True)
             raise ValueError(f"{len(report.failures)} sanity check(s) failed; the campaign did not start")
-        setup = AGENTS[agent](tasks, seed_list[0], conds)
+        setup = AGENTS[agent](tasks, seed_list[0], conds, options)
         finished_episodes(db)  # an unreadable file fails here, before anything is started
     except typer.Exit:
         raise
@@ -265,7 +341,9 @@ def run_cmd(
         with model_endpoint(setup.policy, base_url, model, api_key_env, seed_list[0]) as (url, mdl, key, sim):
             config = CampaignConfig(agent=setup.name, tasks=setup.task_ids, conditions=conds, seeds=seed_list,
                                     workers=workers, db=db, simulated=sim,
-                                    extra={"base_url": None if sim else url, "model": mdl})
+                                    extra={"base_url": None if sim else url, "model": mdl,
+                                           "logprobs": logprobs, "perfect": perfect, "step_cap": step_cap,
+                                           **({"subtasks": subtasks} if agent == "reference" else {})})
             result = execute(config, setup, url, mdl, key, console=console, progress=progress)
     except (ValueError, OSError, StoreError) as exc:
         _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.inject.schedule import ONCE_CONDITIONS
 from agentchaos_otel.store.model import EpisodeTrace, StepRecord
 
 CLEAN = "none"
@@ -213,7 +214,9 @@ def condition_summaries(episodes: Sequence[EpisodeTrace], *, seed: int = 0,
     return out
 
 
-_ORDER = {"none": 0, "persistent": 1, "bursty": 2, "independent": 3}
+# The study's conditions first, then the single-fault ones in kind order, then LLM plans by name.
+_ORDER = {"none": 0, "persistent": 1, "bursty": 2, "independent": 3,
+          **{cond: 4 + i for i, cond in enumerate(ONCE_CONDITIONS)}}
 
 
 def _condition_order(cond: str) -> tuple[int, str]:

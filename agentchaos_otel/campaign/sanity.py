@@ -16,6 +16,7 @@ from typing import Any
 
 from agentchaos_otel.inject.binding import STAGE_OF_TARGET, EpisodeState
 from agentchaos_otel.inject.plan import TOOL_CONDITIONS, Plan, resolve_plan
+from agentchaos_otel.inject.schedule import ONCE_CONDITIONS
 
 PROBE_STEPS = 60
 DEFAULT_LLM_PROBE = "llm_error_intermittent"
@@ -93,6 +94,24 @@ def _injector_available() -> bool:
     return True
 
 
+def _once_check(condition: str, seed: int) -> tuple[bool, str]:
+    """A ``once_<kind>`` schedule fires its kind exactly once, inside ONCE_STEP_RANGE, and the
+    seed chooses where: one seed alone may land on any step, so eight seeds are compared."""
+    from agentchaos_otel.inject.schedule import ONCE_STEP_RANGE, once_kind
+
+    kind = once_kind(condition)
+    lo, hi = ONCE_STEP_RANGE
+    steps = set()
+    for s in range(seed, seed + 8):
+        fired = [(i, k) for i, k in enumerate(_schedule_decisions(condition, s)) if k is not None]
+        if len(fired) != 1 or fired[0][1] != kind or not lo <= fired[0][0] <= hi:
+            return False, f"seed {s}: fired {fired[:5]}, expected one {kind} at a step in {lo}..{hi}"
+        steps.add(fired[0][0])
+    if len(steps) < 2:
+        return False, f"eight seeds all chose step {steps.pop()}: the seed is not used"
+    return True, f"one {kind} per episode at steps {sorted(steps)} over eight seeds"
+
+
 def tool_checks(report: SanityReport, conditions: Iterable[str], seed: int) -> None:
     def rate_one() -> tuple[bool, str]:
         d = _schedule_decisions("independent", seed, rate=1.0)
@@ -127,11 +146,14 @@ def tool_checks(report: SanityReport, conditions: Iterable[str], seed: int) -> N
             c = _schedule_decisions(cond, seed + 1)
             if a != b:
                 return False, "equal seeds gave different schedules"
-            if cond != "persistent" and a == c and any(a):
+            if cond != "persistent" and cond not in ONCE_CONDITIONS and a == c and any(a):
                 return False, "a different seed gave the same schedule: the seed is not used"
             return True, f"{sum(x is not None for x in a)} faults in {len(a)} steps, reproducible"
 
         report.add(f"tool schedule '{cond}': equal seeds give identical fault logs", same_seed)
+        if cond in ONCE_CONDITIONS:
+            report.add(f"tool schedule '{cond}': one fault within the first tool calls, seed moves it",
+                       lambda cond=cond: _once_check(cond, seed))
         if not injector:
             continue
 

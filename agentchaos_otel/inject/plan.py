@@ -10,7 +10,8 @@ File format (TOML shown; JSON has the same keys)::
     name = "degraded-api"
     seed = 7                 # optional; an explicit episode seed wins
     delay_scale = 1.0        # multiplies every injected delay (0 disables sleeping)
-    tool_condition = "bursty"  # tool-result faults for wrapped tools (none/independent/bursty/persistent)
+    tool_condition = "bursty"  # tool-result faults for wrapped tools: none/independent/bursty/persistent,
+                               # or once_<kind> (one fault of that kind within the first 4 tool calls)
 
     [[experiment]]
     name = "errors"
@@ -37,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from agentchaos_otel.faults.catalog import FaultSpec, get_fault
+from agentchaos_otel.inject.schedule import TOOL_CONDITIONS  # one list: the schedule defines them
 
 STRATEGIES = ("single", "persistent", "intermittent", "burst")
-TOOL_CONDITIONS = ("none", "independent", "bursty", "persistent")
 DEFAULT_INTERMITTENT_P = 0.3
 DEFAULT_BURST_COUNT = 3
 

@@ -1,4 +1,5 @@
-"""When tool-result faults fire: the four temporal structures of the tool-response study.
+"""When tool-result faults fire: the four temporal structures of the tool-response study, plus
+single-fault conditions for diagnosis corpora.
 
 A schedule is a pure, seeded sequence over the tool-call steps of one episode: ``next_step()``
 is called once per tool call and says which fault kind (if any) that call gets. Keeping it free
@@ -9,6 +10,12 @@ over 100k steps in milliseconds, and lets equal seeds give equal fault logs by c
 success between them is due to the clustering of faults, not to their number (the study's
 reason for matching them). The bursty chain starts from its stationary distribution; started in
 the gap state, short episodes would mostly end before the first burst arrives.
+
+``once_<kind>`` (one per fault kind, e.g. ``once_timeout``) fires that kind exactly once, at a
+tool-call step drawn uniformly from ``ONCE_STEP_RANGE`` (0-based, inclusive: the first four tool
+calls), and nothing else. An episode then has a single known root cause, which is what a
+diagnosis corpus needs as ground truth. An episode that makes fewer tool calls than the drawn
+step is never faulted (it is "not triggered" in the report, like any condition whose fault missed).
 """
 
 from __future__ import annotations
@@ -18,7 +25,11 @@ from collections.abc import Sequence
 
 from agentchaos_otel.faults.tool_result import TOOL_FAULT_KINDS
 
-TOOL_CONDITIONS = ("none", "independent", "bursty", "persistent")
+# The study's four temporal structures.
+TEMPORAL_CONDITIONS = ("none", "independent", "bursty", "persistent")
+ONCE_PREFIX = "once_"
+ONCE_CONDITIONS = tuple(f"{ONCE_PREFIX}{kind}" for kind in TOOL_FAULT_KINDS)
+TOOL_CONDITIONS = TEMPORAL_CONDITIONS + ONCE_CONDITIONS
 
 INDEPENDENT_RATE = 0.16
 BURST_MEAN_STEPS = 5.0
@@ -29,6 +40,15 @@ PERSISTENT_KIND = "key_rename"
 # tool-call indices. The study's episodes average 6.1 tool calls, so starting at 1..5 leaves
 # the first call clean ("from some step on") and still faults most episodes for several steps.
 PERSISTENT_START_RANGE = (1, 5)
+# once_<kind>: the single faulted tool call is drawn uniformly from these (0-based, inclusive)
+# tool-call indices. Early enough that nearly every episode reaches it (so the corpus is not mostly
+# untriggered), spread enough that the fault is not always on the agent's first call.
+ONCE_STEP_RANGE = (0, 3)
+
+
+def once_kind(condition: str) -> str | None:
+    """The fault kind of a ``once_<kind>`` condition, else None."""
+    return condition[len(ONCE_PREFIX):] if condition in ONCE_CONDITIONS else None
 
 
 class UnknownCondition(ValueError):
@@ -46,13 +66,15 @@ class ToolFaultSchedule:
 
     Two random streams are derived from the given ``rng``: one decides *whether* a step is
     faulted, the other *which kind*. Restricting ``kinds`` therefore leaves the faulted steps
-    exactly where they were.
+    exactly where they were. A ``once_<kind>`` condition names its kind, so ``kinds`` does not
+    apply to it.
     """
 
     def __init__(self, condition: str, rng: random.Random, *, kinds: Sequence[str] = TOOL_FAULT_KINDS,
                  rate: float = INDEPENDENT_RATE, mean_burst: float = BURST_MEAN_STEPS,
                  mean_gap: float = GAP_MEAN_STEPS, burst_inject_p: float = BURST_INJECT_P,
-                 persistent_start: tuple[int, int] = PERSISTENT_START_RANGE) -> None:
+                 persistent_start: tuple[int, int] = PERSISTENT_START_RANGE,
+                 once_steps: tuple[int, int] = ONCE_STEP_RANGE) -> None:
         if condition not in TOOL_CONDITIONS:
             raise UnknownCondition(f"unknown tool condition {condition!r}; expected one of "
                                    f"{', '.join(TOOL_CONDITIONS)}")
@@ -67,6 +89,8 @@ class ToolFaultSchedule:
         lo, hi = persistent_start
         if lo < 0 or hi < lo:
             raise ValueError(f"persistent start range must be 0 <= lo <= hi, got {persistent_start!r}")
+        if once_steps[0] < 0 or once_steps[1] < once_steps[0]:
+            raise ValueError(f"once step range must be 0 <= lo <= hi, got {once_steps!r}")
         self.condition = condition
         self.kinds = tuple(kinds)
         self.rate = rate
@@ -78,14 +102,18 @@ class ToolFaultSchedule:
         self.step = 0  # tool-call steps decided so far
         self.in_burst = False
         self.persistent_start: int | None = None
+        self.once_kind = once_kind(condition)
+        self.once_step: int | None = None
         if condition == "bursty":
             self.in_burst = self._timing.random() < stationary_burst_share(mean_burst, mean_gap)
         elif condition == "persistent":
             self.persistent_start = self._timing.randint(lo, hi)
+        elif self.once_kind is not None:
+            self.once_step = self._timing.randint(*once_steps)
 
     @property
     def expected_rate(self) -> float | None:
-        """Long-run share of faulted steps (None for persistent, which has no fixed rate)."""
+        """Long-run share of faulted steps (None for persistent and once_*, which have no fixed rate)."""
         if self.condition == "none":
             return 0.0
         if self.condition == "independent":
@@ -104,6 +132,8 @@ class ToolFaultSchedule:
         if self.condition == "persistent":
             assert self.persistent_start is not None
             return PERSISTENT_KIND if step >= self.persistent_start else None
+        if self.once_kind is not None:
+            return self.once_kind if step == self.once_step else None
         if self.condition == "independent":
             fire = self._timing.random() < self.rate
         else:

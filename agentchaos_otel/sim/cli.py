@@ -127,7 +127,8 @@ def serve(
                                                              "--ready-file show which).")] = 8000,
     host: Annotated[str, typer.Option(help="Loopback address to listen on (nothing else is allowed).")]
         = "127.0.0.1",
-    seed: Annotated[int, typer.Option(help="Seed of every simulated response (same request, same reply).")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of every simulated response (same request, same "
+                                           "reply).")] = 0,
     policy: Annotated[str, typer.Option(help="Simulated model to play; see 'policies'.")] = "reference",
     seconds: Annotated[float | None, typer.Option(min=0.0, help="Stop after this many seconds "
                                                                 "(default: run until Ctrl-C).")] = None,
@@ -157,7 +158,8 @@ def serve(
         typer.echo(f"  port:     {server.port}")
         typer.echo(f"  seed:     {seed}")
         typer.echo(f"  policy:   {policy} ({POLICIES[policy].description})")
-        typer.echo(f"  stop:     {'after ' + format(seconds, 'g') + ' s or ' if seconds is not None else ''}Ctrl-C")
+        limit = f"after {seconds:g} s or " if seconds is not None else ""
+        typer.echo(f"  stop:     {limit}Ctrl-C")
         typer.echo(f"  try:      OPENAI_BASE_URL={server.base_url} OPENAI_API_KEY=sk-simulated <your agent>")
         if ready_file is not None:
             _write_ready_file(ready_file, info)

@@ -38,6 +38,9 @@ class StepRecord:
         return self.attributes.get(key, default)
 
     def blind(self) -> StepRecord:
+        if not any(A.is_ground_truth(k) for k in self.attributes) and not any(
+                str(e.get("name", "")).startswith(_GROUND_TRUTH_EVENTS) for e in self.events):
+            return self  # frozen and already blind: nothing to copy
         attrs = {k: v for k, v in self.attributes.items() if not A.is_ground_truth(k)}
         events = [
             {**e, "attributes": {k: v for k, v in (e.get("attributes") or {}).items()

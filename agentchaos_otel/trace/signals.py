@@ -338,3 +338,39 @@ def tool_result_signals(result: Any) -> dict[str, Any]:
         out[A.TOOL_RESULT_NUMERIC_STRINGS] = numeric
         out[A.TOOL_RESULT_SHAPE_DIGEST] = canonical_json_digest(_shape(parsed))
     return out
+
+
+_ID_KEY_RE = re.compile(r"(^|_|-)(id|uuid|date|day)$|[a-z](Id|ID|Date)$|^(id|date)$", re.I)
+
+
+def _parsed(value: Any) -> Any:
+    if isinstance(value, str | bytes):
+        try:
+            return json.loads(value)
+        except (ValueError, TypeError):
+            return None
+    return value
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return float(a) == float(b)
+    return str(a).strip().lower() == str(b).strip().lower()
+
+
+def echo_mismatches(arguments: Any, result: Any) -> list[str]:
+    """Identifier or date keys that a result echoes back with a different value than the call's
+    arguments gave (an API answering about a neighbouring entity). Only id/date-like keys are
+    compared: other echoed parameters, such as a converted value, may legitimately differ."""
+    args, res = _parsed(arguments), _parsed(result)
+    if not isinstance(args, dict) or not isinstance(res, dict):
+        return []
+    out = []
+    for key, value in args.items():
+        if (isinstance(key, str) and _ID_KEY_RE.search(key) and key in res
+                and not isinstance(value, dict | list) and not isinstance(res[key], dict | list)
+                and not _same_value(value, res[key])):
+            out.append(key)
+    return sorted(out)

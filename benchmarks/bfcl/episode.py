@@ -4,6 +4,10 @@ Each episode is an ``invoke_agent bfcl`` trace whose root carries task id, condi
 the checker's verdict, so campaigns, diagnosers and predictors read BFCL outcomes from the store
 like any other agent's. The tool-result injector is keyed by task id, so a (condition, seed)
 pair faults the same steps of the same task however episodes are scheduled.
+
+The condition on the root span is the episode's label in every measure and in a campaign's
+resume keys: an episode under an LLM-response plan is labelled with that plan's name, so it can
+never be mistaken for (or skip) the clean episode of the same task and seed.
 """
 
 from __future__ import annotations
@@ -66,6 +70,35 @@ def make_client(base_url: str, api_key: str, *, max_retries: int = 2, timeout: f
     return openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=max_retries, timeout=timeout)
 
 
+def episode_condition(condition: str | None, plan: Any) -> tuple[str, str, Any]:
+    """(label, tool condition, resolved plan) of an episode from what the caller gave.
+
+    A tool condition (``none``, ``independent``, ``bursty``, ``persistent``, ``once_<kind>``)
+    drives the tool-result injector. Any other condition names an LLM-response plan, which is
+    the plan when ``plan`` is not given. The label is the condition, else the plan's name, else
+    ``none``. Unknown names raise ``ValueError`` (a ``PlanError``) before anything runs.
+    """
+    from agentchaos_otel.inject.plan import PlanError, resolve_plan
+    from agentchaos_otel.inject.schedule import TOOL_CONDITIONS
+
+    given = None if condition in NO_FAULT_CONDITIONS else str(condition)
+    if plan is None and given is not None and given not in TOOL_CONDITIONS:
+        try:
+            resolved = resolve_plan(given)
+        except PlanError as exc:
+            raise PlanError(f"condition {given!r} is neither a tool-result condition "
+                            f"({', '.join(TOOL_CONDITIONS)}) nor an LLM-fault plan: {exc}") from None
+        plan = given
+    else:
+        resolved = resolve_plan(plan)
+    if given in TOOL_CONDITIONS:
+        tool_condition = str(given)
+    else:
+        tool_condition = resolved.tool_condition if resolved.tool_condition in TOOL_CONDITIONS else "none"
+    label = given or (resolved.name if plan is not None else "none")
+    return label, tool_condition, resolved
+
+
 def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, base_url: str | None = None,
                      model: str, api_key: str = "sk-unused", temperature: float = 0.0,
                      step_cap: int = DEFAULT_STEP_CAP, logprobs: bool = False, plan: Any = None,
@@ -75,36 +108,33 @@ def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, 
                      on_run: Callable[[AgentRun], None] | None = None) -> EpisodeResult:
     """Run and grade one episode; never raises for anything the model or the faults do.
 
-    ``condition`` is a tool-result condition (``none``, ``independent``, ``bursty``,
-    ``persistent``); ``plan`` an optional LLM-response fault plan applied by the transport
-    injector. Pass ``client`` to reuse one ``openai.OpenAI`` across episodes;
+    ``condition`` is the episode's label: a tool-result condition (``none``, ``independent``,
+    ``bursty``, ``persistent``, ``once_<kind>``) applied by the tool-result injector, or the name
+    of an LLM-response plan. ``plan`` is the LLM-response fault plan applied by the transport
+    injector (a catalog name, file or ``Plan``); left None, a non-tool ``condition`` is the plan.
+    Bad names raise ``ValueError`` up front. Pass ``client`` to reuse one ``openai.OpenAI`` across episodes;
     ``injector_options`` go to ``ToolFaultInjector`` (``kinds``, ``rate``); ``on_run`` receives
     the finished :class:`AgentRun` (conversation and executed calls) for inspection.
     """
     task = get_task(task) if isinstance(task, str) else task
-    from agentchaos_otel.inject.schedule import TOOL_CONDITIONS
-
-    cond = "none" if condition in NO_FAULT_CONDITIONS else str(condition)
-    if cond not in TOOL_CONDITIONS:
-        expected = ", ".join(TOOL_CONDITIONS)
-        raise ValueError(f"unknown tool-result condition {cond!r}; expected one of {expected}")
+    cond, tool_condition, resolved = episode_condition(condition, plan)
     if client is None:
         if base_url is None:
             raise ValueError("run_bfcl_episode needs base_url or client")
         with make_client(base_url, api_key) as own:
             return run_bfcl_episode(task, condition=cond, seed=seed, model=model, temperature=temperature,
-                                    step_cap=step_cap, logprobs=logprobs, plan=plan, client=own,
+                                    step_cap=step_cap, logprobs=logprobs, plan=resolved, client=own,
                                     simulated=simulated, tracer_provider=tracer_provider,
                                     injector_options=injector_options, on_run=on_run)
     sim = model.startswith("sim-") if simulated is None else simulated
     episode = _episode_factory()
     run = AgentRun()
     verdict = GradeResult(False, "not_run")
-    with episode(task_id=task.id, plan=plan, seed=seed, condition=cond, agent_name=AGENT_NAME,
+    with episode(task_id=task.id, plan=resolved, seed=seed, condition=cond, agent_name=AGENT_NAME,
                  simulated=sim, tracer_provider=tracer_provider) as ep:
         try:
             env = BfclEnv(task)
-            call_tool = tool_caller(env, cond, seed, task.id, tracer_provider=tracer_provider,
+            call_tool = tool_caller(env, tool_condition, seed, task.id, tracer_provider=tracer_provider,
                                     **(injector_options or {}))
             run = run_agent(task, client, model, env=env, call_tool=call_tool,
                             temperature=temperature, step_cap=step_cap, logprobs=logprobs)

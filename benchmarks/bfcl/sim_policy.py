@@ -50,7 +50,7 @@ class MistakeRates:
 
     @classmethod
     def default(cls) -> MistakeRates:
-        """Rates that put the simulated clean success near the study's 29.5% (a choice, not a fit)."""
+        """Rates that put the simulated clean success at 30-40%, near the study's 29.5% (a choice, not a fit)."""
         return cls(skip=0.09, wrong_arg=0.09, extra=0.05)
 
 
