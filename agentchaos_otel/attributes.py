@@ -213,3 +213,9 @@ TARGET_TOOL_RESULT = "tool_result"  # value of agentchaos.fault.target for tool-
 # On an episode root: run_one raised, so the harness (not the agent's own error handling) ended
 # it. Kept apart from EPISODE_ERROR, which also records errors the agent met and survived.
 EPISODE_CRASHED = "agentchaos.episode.crashed"
+
+# --- argument grounding (LLM spans) ---------------------------------------------------------
+# How many string argument values of the response's tool calls appear nowhere in the request's
+# messages: an agent that calls a tool with an entity nobody mentioned was probably misled.
+RESPONSE_TOOL_ARGS_UNGROUNDED = "agentchaos.response.tool_args_ungrounded"
+RESPONSE_TOOL_ARGS_STRINGS = "agentchaos.response.tool_args_strings"

@@ -269,6 +269,8 @@ def test_llm_response_faults_end_in_a_graded_episode(perfect_server: SimulatedMo
     spans = exporter.get_finished_spans()
     root = next(s for s in spans if s.name == "invoke_agent bfcl")
     assert root.attributes[A.EPISODE_SUCCESS] is result.success
+    # Labelled with the plan, never as the clean baseline, though condition="none" was passed.
+    assert root.attributes[A.CONDITION] == result.condition == name
     chats = [s for s in spans if s.name.startswith("chat ")]
     assert any(s.attributes.get(A.FAULT_INJECTED) for s in chats), name
     if name in ("tool_error_persistent", "http_500", "http_connect_error"):
@@ -293,8 +295,57 @@ def test_every_catalog_fault_leaves_the_harness_standing(perfect_server: Simulat
 
 
 def test_unknown_condition_is_a_caller_error() -> None:
-    with pytest.raises(ValueError, match="unknown tool-result condition"):
+    with pytest.raises(ValueError, match="neither a tool-result condition .* nor an LLM-fault plan"):
         run_bfcl_episode(TASK_IDS[0], condition="chaotic", seed=0, model=MODEL, base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(ValueError, match="did you mean llm_error_single"):
+        run_bfcl_episode(TASK_IDS[0], condition=None, plan="llm_eror_single", seed=0, model=MODEL,
+                         base_url="http://127.0.0.1:9/v1")
+
+
+@pytest.mark.parametrize(("condition", "plan", "label", "tool_condition", "plan_name"), [
+    (None, None, "none", "none", "none"),
+    ("none", None, "none", "none", "none"),
+    ("bursty", None, "bursty", "bursty", "none"),
+    ("once_timeout", None, "once_timeout", "once_timeout", "none"),
+    ("llm_error_single", None, "llm_error_single", "none", "llm_error_single"),
+    ("llm_error_single", "llm_error_single", "llm_error_single", "none", "llm_error_single"),
+    ("none", "http_500", "http_500", "none", "http_500"),
+    (None, "http_500", "http_500", "none", "http_500"),
+    ("persistent", "llm_empty_single", "persistent", "persistent", "llm_empty_single"),
+])
+def test_episode_label_tool_condition_and_plan(condition: str | None, plan: str | None, label: str,
+                                              tool_condition: str, plan_name: str) -> None:
+    from benchmarks.bfcl.episode import episode_condition
+
+    got_label, got_tool, resolved = episode_condition(condition, plan)
+    assert (got_label, got_tool, resolved.name) == (label, tool_condition, plan_name)
+
+
+def test_catalog_plan_named_by_the_condition_faults_llm_calls_only(perfect_server: SimulatedModelServer,
+                                                                   tracing: Any) -> None:
+    provider, exporter = tracing
+    result = run_bfcl_episode("multi_turn_base_1", condition="llm_error_single", seed=0, model=MODEL,
+                              client=_client(perfect_server, provider), tracer_provider=provider)
+    spans = exporter.get_finished_spans()
+    root = next(s for s in spans if s.name == "invoke_agent bfcl")
+    assert root.attributes[A.CONDITION] == result.condition == "llm_error_single"
+    assert sum(bool(s.attributes.get(A.FAULT_INJECTED)) for s in spans if s.name.startswith("chat ")) == 1
+    tools = [s for s in spans if s.name.startswith("execute_tool ")]
+    assert tools and not any(s.attributes.get(A.FAULT_INJECTED) for s in tools)
+    assert {s.attributes.get(A.FAULT_STRATEGY) for s in tools} == {"none"}
+
+
+def test_once_condition_faults_one_of_the_first_four_tool_calls(perfect_server: SimulatedModelServer,
+                                                                tracing: Any) -> None:
+    provider, exporter = tracing
+    result = run_bfcl_episode("multi_turn_base_0", condition="once_empty", seed=2, model=MODEL,
+                              client=_client(perfect_server, provider), tracer_provider=provider)
+    assert result.condition == "once_empty" and result.n_tool_calls > 4
+    spans = exporter.get_finished_spans()
+    faulted = [(s.attributes.get(A.TOOL_CALL_INDEX), s.attributes.get(A.FAULT_TYPE)) for s in spans
+               if s.name.startswith("execute_tool ") and s.attributes.get(A.FAULT_INJECTED)]
+    assert len(faulted) == 1 and faulted[0][1] == "empty" and 0 <= faulted[0][0] <= 3
+    assert not any(s.attributes.get(A.FAULT_INJECTED) for s in spans if s.name.startswith("chat "))
 
 
 def test_equal_seeds_give_identical_faulted_episodes(tracing: Any) -> None:

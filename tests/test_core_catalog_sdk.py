@@ -215,3 +215,19 @@ def test_configuration_through_sdk(name: str, mode: str, mode_server: Any, memor
             assert A.FAULT_TYPE not in span.attributes
         finish = seen[i][2]
         assert list(span.attributes[A.GEN_AI_RESPONSE_FINISH_REASONS]) == ([finish] if finish else [])
+
+
+def test_argument_grounding_flags_an_entity_nobody_mentioned(mode_server: Any, memory_tracing: Any) -> None:
+    provider, exporter = memory_tracing
+    transport = ChaosTransport(httpx2.HTTPTransport(), tracer_provider=provider)
+    messages = [{"role": "user", "content": "TOOL what is the weather in Paris-1 right now, in celsius? 1"}]
+    with openai.OpenAI(base_url=mode_server.base_url, api_key="sk-test", max_retries=0,
+                       http_client=httpx2.Client(transport=transport)) as client:
+        for plan in (None, "compound_wrong_entity"):
+            with episode("g", plan=plan, tracer_provider=provider):
+                client.chat.completions.create(model="sim-core-test", messages=messages, tools=[WEATHER_TOOL])
+    clean, faulted = sorted((s for s in exporter.get_finished_spans() if s.name.startswith("chat")),
+                            key=lambda s: s.start_time)
+    assert clean.attributes[A.RESPONSE_TOOL_ARGS_UNGROUNDED] == 0  # "Paris-1" was asked for
+    assert faulted.attributes[A.RESPONSE_TOOL_ARGS_UNGROUNDED] == 1  # "Springfield" never came up
+    assert faulted.attributes[A.RESPONSE_TOOL_ARGS_STRINGS] == 1 and clean.attributes[A.RESPONSE_TOOL_ARGS_STRINGS] == 2

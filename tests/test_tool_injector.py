@@ -242,6 +242,38 @@ def test_rate_one_faults_every_call_and_rate_zero_none() -> None:
     assert never.fault_log == []
 
 
+@pytest.mark.parametrize("kind", ["timeout", "rate_limit", "empty", "malformed_json", "truncated",
+                                  "key_rename", "wrong_value"])
+def test_once_condition_faults_one_early_call_and_shows_the_rest_unchanged(memory_tracing: Tracing,
+                                                                          kind: str) -> None:
+    provider, exporter = memory_tracing
+    inj = ToolFaultInjector(f"once_{kind}", seed=11, episode_key="t", tracer_provider=provider)
+    tool = inj.wrap(get_order)
+    shown = [tool(order_id=i) for i in range(8)]
+    [record] = inj.fault_log
+    step = record["step"]
+    assert 0 <= step <= 3 and record["kind"] == kind and record["changed"]
+    assert [r for i, r in enumerate(shown) if i != step] == [{**ORDER, "order_id": i} for i in range(8) if i != step]
+    assert shown[step] != {**ORDER, "order_id": step}
+    spans = tool_spans(exporter)
+    assert [(s.attributes or {})[A.FAULT_INJECTED] for s in spans] == [i == step for i in range(8)]
+    assert (spans[step].attributes or {})[A.FAULT_TYPE] == kind
+    assert all((s.attributes or {})[A.FAULT_STRATEGY] == f"once_{kind}" for s in spans)
+    again = ToolFaultInjector(f"once_{kind}", seed=11, episode_key="t", tracer_provider=provider)
+    assert [again.wrap(get_order)(order_id=i) for i in range(8)] == shown and again.fault_log == inj.fault_log
+
+
+def test_once_condition_comes_from_the_episode(memory_tracing: Tracing) -> None:
+    provider, _ = memory_tracing
+    with episode("t", plan="once_truncated", seed=4, tracer_provider=provider) as ep:
+        inj = ToolFaultInjector()
+        assert (inj.condition, ep.condition) == ("once_truncated", "once_truncated")
+        tool = inj.wrap(get_order)
+        for i in range(6):
+            tool(order_id=i)
+    assert [r.fault_type for r in ep.fault_log if r.target == "tool_result"] == ["truncated"]
+
+
 def test_persistent_key_rename_holds_across_calls(memory_tracing: Tracing) -> None:
     provider, exporter = memory_tracing
     inj = ToolFaultInjector("persistent", seed=2, episode_key="t", tracer_provider=provider)

@@ -10,7 +10,10 @@ import pytest
 
 from agentchaos_otel.faults.tool_result import TOOL_FAULT_KINDS
 from agentchaos_otel.inject.schedule import (
+    ONCE_CONDITIONS,
+    ONCE_STEP_RANGE,
     PERSISTENT_START_RANGE,
+    TEMPORAL_CONDITIONS,
     TOOL_CONDITIONS,
     ToolFaultSchedule,
     UnknownCondition,
@@ -70,6 +73,7 @@ def test_expected_rates() -> None:
     assert ToolFaultSchedule("independent", rng).expected_rate == pytest.approx(0.16)
     assert ToolFaultSchedule("bursty", rng).expected_rate == pytest.approx(0.16)
     assert ToolFaultSchedule("persistent", rng).expected_rate is None
+    assert ToolFaultSchedule("once_timeout", rng).expected_rate is None
 
 
 @pytest.mark.parametrize("condition", ["independent", "bursty"])
@@ -143,3 +147,45 @@ def test_conditions_match_what_plans_accept() -> None:
     from agentchaos_otel.inject import plan
 
     assert TOOL_CONDITIONS == plan.TOOL_CONDITIONS
+
+
+def test_once_conditions_are_one_per_kind_and_accepted_by_plans() -> None:
+    from agentchaos_otel.inject.plan import resolve_plan
+
+    assert ONCE_CONDITIONS == tuple(f"once_{k}" for k in TOOL_FAULT_KINDS) and len(ONCE_CONDITIONS) == 7
+    assert TOOL_CONDITIONS == TEMPORAL_CONDITIONS + ONCE_CONDITIONS
+    assert ONCE_STEP_RANGE == (0, 3)
+    for cond in ONCE_CONDITIONS:
+        plan = resolve_plan(cond)
+        assert (plan.name, plan.tool_condition) == (cond, cond)
+
+
+@pytest.mark.parametrize("kind", TOOL_FAULT_KINDS)
+def test_once_fires_its_kind_exactly_once_within_the_first_four_steps(kind: str) -> None:
+    steps = Counter()
+    for seed in range(400):
+        sched = ToolFaultSchedule(f"once_{kind}", random.Random(seed))
+        ds = sched.run(30)
+        fired = [(i, d) for i, d in enumerate(ds) if d is not None]
+        assert len(fired) == 1 and fired[0][1] == kind, (seed, fired)
+        assert fired[0][0] == sched.once_step and 0 <= fired[0][0] <= 3
+        steps[fired[0][0]] += 1
+    # Uniform over 0..3: 100 expected per step, binomial sd ~8.7; 40 is > 4 sd.
+    assert set(steps) == {0, 1, 2, 3}
+    assert all(abs(n - 100) < 40 for n in steps.values()), steps
+
+
+@pytest.mark.parametrize("kind", TOOL_FAULT_KINDS)
+def test_once_is_deterministic_per_seed_and_the_seed_moves_it(kind: str) -> None:
+    cond = f"once_{kind}"
+    for seed in range(20):
+        assert decisions(cond, seed, 12) == decisions(cond, seed, 12)
+    assert len({tuple(decisions(cond, seed, 12)) for seed in range(20)}) > 1
+
+
+def test_once_ignores_kinds_and_takes_a_step_range() -> None:
+    ds = decisions("once_wrong_value", 1, 10, kinds=("timeout",))
+    assert [d for d in ds if d] == ["wrong_value"]
+    assert decisions("once_empty", 5, 8, once_steps=(6, 6)) == [None] * 6 + ["empty", None]
+    with pytest.raises(ValueError, match="once step range"):
+        ToolFaultSchedule("once_empty", random.Random(0), once_steps=(2, 1))

@@ -296,7 +296,9 @@ class LLMCall:
         seen = new_body if new_body is not None else body
         if self.state is not None:
             self.state.previous_body = seen
-        self.response_attrs = annotate.response_attributes(annotate.view(self.provider, seen), self.request_tools)
+        seen_view = annotate.view(self.provider, seen)
+        self.response_attrs = annotate.response_attributes(seen_view, self.request_tools)
+        self.response_attrs.update(signals.argument_grounding(seen_view.tool_calls, self.req.get("messages")))
         self.span.set_attributes(self.response_attrs)
         if new_body is None:
             return Rewrite(None, raw, delay)
@@ -464,6 +466,8 @@ class StreamProcessor:
                     call.state.previous_body = body
                 seen_view = annotate.view(call.provider, body)
                 call.response_attrs = annotate.response_attributes(seen_view, call.request_tools)
+                call.response_attrs.update(signals.argument_grounding(seen_view.tool_calls,
+                                                                      call.req.get("messages")))
                 attrs.update(call.response_attrs)
                 if self.faulter is None and call.rule is None:
                     call.span.set_attributes(annotate.original_attributes(

@@ -374,3 +374,57 @@ def echo_mismatches(arguments: Any, result: Any) -> list[str]:
                 and not _same_value(value, res[key])):
             out.append(key)
     return sorted(out)
+
+
+def _string_leaves(value: Any, out: list[str], budget: list[int]) -> None:
+    if budget[0] <= 0:
+        return
+    budget[0] -= 1
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _string_leaves(v, out, budget)
+    elif isinstance(value, list):
+        for v in value:
+            _string_leaves(v, out, budget)
+
+
+def _message_text(messages: list[Any]) -> str:
+    parts: list[str] = []
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        content = m.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
+        for call in m.get("tool_calls") or []:
+            if isinstance(call, dict):
+                parts.append(str((call.get("function") or {}).get("arguments", "")))
+    return "\n".join(parts).casefold()
+
+
+def argument_grounding(tool_calls: list[dict[str, Any]], messages: list[Any] | None) -> dict[str, Any]:
+    """Count string argument values (3+ characters) that the conversation never mentioned.
+
+    Computed from the request the model answered, so it needs no content capture: only the counts
+    are kept. A model inventing an entity (or a proxy substituting one) shows up here.
+    """
+    if not tool_calls or not messages:
+        return {}
+    values: list[str] = []
+    for call in tool_calls:
+        raw = (call.get("function") or {}).get("arguments")
+        try:
+            parsed = json.loads(raw) if isinstance(raw, str) else raw
+        except (ValueError, TypeError):
+            continue
+        _string_leaves(parsed, values, [200])
+    values = [v.strip() for v in values if len(v.strip()) >= 3]
+    if not values:
+        return {A.RESPONSE_TOOL_ARGS_STRINGS: 0, A.RESPONSE_TOOL_ARGS_UNGROUNDED: 0}
+    text = _message_text(messages)
+    ungrounded = sum(1 for v in values if v.casefold() not in text)
+    return {A.RESPONSE_TOOL_ARGS_STRINGS: len(values), A.RESPONSE_TOOL_ARGS_UNGROUNDED: ungrounded}
