@@ -219,3 +219,7 @@ EPISODE_CRASHED = "agentchaos.episode.crashed"
 # messages: an agent that calls a tool with an entity nobody mentioned was probably misled.
 RESPONSE_TOOL_ARGS_UNGROUNDED = "agentchaos.response.tool_args_ungrounded"
 RESPONSE_TOOL_ARGS_STRINGS = "agentchaos.response.tool_args_strings"
+
+# --- diagnosers (observable reply signals) ---------------------------------------------------
+# The reply text is non-empty but only whitespace: to a reader, an empty answer.
+RESPONSE_CONTENT_BLANK = "agentchaos.response.content_blank"

@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import math
 
-from diagnosers.observe import CONNECTION_ERRORS, TIMEOUT_ERRORS, EpisodeView, Observation, odd_style_keys
+from diagnosers.observe import (
+    CONNECTION_ERRORS,
+    TIMEOUT_ERRORS,
+    EpisodeView,
+    Observation,
+    abbreviated_words,
+    odd_style_keys,
+)
 
-FEATURE_VERSION = 3
+FEATURE_VERSION = 4
 MARKERS = ("html_page", "http_status", "provider_json", "rate_limit", "timeout", "unavailable", "filtered",
            "bracket_tag", "error_word")
 ARG_PROBLEMS = ("unknown_key", "missing_required", "wrong_type", "enum", "empty_value", "invalid_json",
@@ -35,11 +42,18 @@ FEATURE_NAMES: tuple[str, ...] = (
     "key_count_ratio", "item_count_ratio", "shape_differs", "same_call_diff", "numeric_strings",
     "odd_style_keys", "odd_style_share", "envelope_missing", "envelope_renamed", "numeric_strings_new",
     "echo_mismatch", "prior_errors",
+    "args_ungrounded", "args_ungrounded_share", "episode_ungrounded_steps", "ungrounded_after_failure",
+    "result_null", "abbrev_keys", "tool_first_call", "content_blank",
 )
 
 
 def _b(x: object) -> float:
     return 1.0 if x else 0.0
+
+
+def _transient(o: Observation) -> bool:
+    m = set(o.result_markers)
+    return "rate_limit" in m or "timeout" in m or (o.error_type or "") in TIMEOUT_ERRORS
 
 
 def step_features(view: EpisodeView, o: Observation, prior_errors: int) -> list[float]:
@@ -69,7 +83,9 @@ def step_features(view: EpisodeView, o: Observation, prior_errors: int) -> list[
     rid_repeat = llm and view.response_seen_before(o)
     prev = view.previous_llm(o) if llm else None
     digest_repeat = bool(prev and o.response_digest and prev.response_digest == o.response_digest)
-    next_err = llm and any(c.result_is_error for c in view.next_tool_results(o))
+    # A rejection (not a transient timeout / rate limit) of the call this reply made.
+    next_err = llm and any((c.result_is_error or c.status_error) and not _transient(c)
+                           for c in view.next_tool_results(o))
     f += [_b(rid_repeat), _b(digest_repeat), _b(o.stream), _b(o.stream_done is False),
           (o.max_chunk_gap_ms or 0.0) / 1000, _b(next_err)]
     rm = set(o.result_markers)
@@ -106,6 +122,13 @@ def step_features(view: EpisodeView, o: Observation, prior_errors: int) -> list[
     f += [_b(ref is not None), subset, renamed, superset, num_up, kc_ratio, ic_ratio, shape_diff, same_diff,
           float(o.result_numeric_strings or 0), odd, odd_share, env_missing, env_renamed, num_new,
           float(len(o.echo_mismatch)), float(prior_errors)]
+    ung = float(o.args_ungrounded or 0) if llm else 0.0
+    after_failure = llm and ung > 0 and any(c.kind == "tool" and (c.result_is_error or c.status_error)
+                                            for c in view.obs[:o.index])
+    f += [ung, ung / o.args_strings if o.args_strings else 0.0, float(view.ungrounded_steps()),
+          _b(after_failure), _b(o.result_null),
+          float(sum(1 for k in o.result_keys or () if abbreviated_words(k))) if not llm else 0.0,
+          _b(ref is None or ref.from_later) if not llm else 0.0, _b(o.content_blank)]
     return f
 
 

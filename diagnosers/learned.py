@@ -125,6 +125,10 @@ class LearnedDiagnoser:
         label = self.classes[int(np.argmax(row))]
         ftype, target = split_class_label(label)
         o = view.obs[i]
+        if target == "tool_calls" and o.kind == "tool":
+            # Seen at the tool that rejected the call; the fault is in the model reply that made it.
+            prev = view.previous_llm(o)
+            o = prev if prev is not None else o
         evidence = (f"step {o.step} `{o.name}`: fault probability {p_fault[i]:.2f}, "
                     f"most likely {label} ({row.max():.2f})")
         return Diagnosis(episode.trace_id, episode.task_id, self.name, ftype, target, o.step, o.span_id,

@@ -47,6 +47,7 @@ class Observation:
     # LLM response
     finish_reasons: tuple[str, ...] = ()
     content_length: int | None = None
+    content_blank: bool = False  # whitespace only
     markers: tuple[str, ...] = ()
     unicode_anomaly: float = 0.0
     mojibake: float = 0.0
@@ -59,6 +60,8 @@ class Observation:
     args_problem: str = ""
     args_anomaly: float = 0.0
     args_digest: str | None = None
+    args_strings: int | None = None  # string argument values of 3+ characters
+    args_ungrounded: int | None = None  # ... of which the request's messages never mention
     response_id: str | None = None
     response_digest: str | None = None
     request_digest: str | None = None
@@ -83,6 +86,11 @@ class Observation:
     tool_args_digest: str | None = None
     echo_mismatch: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def result_null(self) -> bool:
+        """A JSON ``null`` result: the way a function with no return value answers."""
+        return self.result_empty and bool(self.result_is_json) and self.result_length == 4
 
     @property
     def has_response(self) -> bool:
@@ -195,6 +203,9 @@ def _derive_llm(attrs: dict[str, Any]) -> dict[str, Any]:
                                         (c.get("function") or {}).get("arguments")] for c in calls]}))
     if fr and not attrs.get(A.GEN_AI_RESPONSE_FINISH_REASONS):
         derived[A.GEN_AI_RESPONSE_FINISH_REASONS] = fr
+    inputs = _json(attrs.get(A.GEN_AI_INPUT_MESSAGES))
+    if isinstance(inputs, list) and A.RESPONSE_TOOL_ARGS_UNGROUNDED not in attrs:
+        derived.update(signals.argument_grounding(calls, inputs))
     return derived
 
 
@@ -247,6 +258,7 @@ def observe_step(s: StepRecord, index: int) -> Observation:
     return Observation(
         **base, finish_reasons=tuple(f.lower() for f in fr),
         content_length=_int(a.get(A.RESPONSE_CONTENT_LENGTH)),
+        content_blank=bool(a.get(A.RESPONSE_CONTENT_BLANK, False)),
         markers=_strs(a.get(A.RESPONSE_ERROR_MARKERS)) or _strs(a.get(A.RESPONSE_ERROR_MARKER)),
         unicode_anomaly=_float(a.get(A.RESPONSE_UNICODE_ANOMALY)),
         mojibake=_float(a.get(A.RESPONSE_MOJIBAKE)),
@@ -259,6 +271,8 @@ def observe_step(s: StepRecord, index: int) -> Observation:
         args_problem=str(a.get(A.RESPONSE_TOOL_ARGS_PROBLEM) or ""),
         args_anomaly=_float(a.get(A.RESPONSE_TOOL_ARGS_ANOMALY)),
         args_digest=a.get(A.RESPONSE_TOOL_ARGS_DIGEST),
+        args_strings=_int(a.get(A.RESPONSE_TOOL_ARGS_STRINGS)),
+        args_ungrounded=_int(a.get(A.RESPONSE_TOOL_ARGS_UNGROUNDED)),
         response_id=a.get(A.GEN_AI_RESPONSE_ID),
         response_digest=a.get(A.RESPONSE_DIGEST),
         request_digest=a.get(A.REQUEST_DIGEST),
@@ -272,23 +286,50 @@ def observe_step(s: StepRecord, index: int) -> Observation:
 _CAMEL_RE = re.compile(r"[a-z0-9][A-Z]|^[A-Z][a-z]")
 
 
+_WORD_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_VOWELS = frozenset("aeiouy")
+# Vowel-free words that are ordinary in key names (protocols, formats, units).
+_COMMON_CONSONANT_WORDS = frozenset({"http", "https", "html", "xhtml", "sftp", "ftps", "smtp", "ssh", "pwd",
+                                     "cwd", "msg", "src", "dst", "ctx", "cfg", "xml", "csv", "pdf", "sql",
+                                     "dns", "tls", "ssl", "rgb", "kph", "mph", "kwh", "nm", "cm", "mm",
+                                     "km", "kg", "mb", "gb", "kb", "tb", "std", "pct", "qty", "txn", "gps", "txt",
+                                     "tmp", "png", "jpg", "svg", "bmp", "gz", "tgz", "rpm", "dpi"})
+
+
+def abbreviated_words(key: str) -> list[str]:
+    """Words of a key written without vowels (``rslt``, ``cntnt``): a key set abbreviated on the way,
+    when the rest of the episode spells its keys out."""
+    out = []
+    for w in (m.lower() for m in _WORD_RE.findall(key)):
+        initial_vowel = w[0] in _VOWELS  # abbreviations keep a leading vowel: offset -> offst
+        rest = w[1:] if initial_vowel else w
+        if (len(w) >= (5 if initial_vowel else 3) and not (_VOWELS & set(rest))
+                and w not in _COMMON_CONSONANT_WORDS):
+            out.append(w)
+    return out
+
+
 def key_style(key: str) -> str:
     """Naming convention of one key: 'upper' (DATA_SOURCE), 'camel' (dataSource/DataSource), 'kebab'
-    (data-source), 'snake' (data_source, city) or 'other' (no letters). APIs keep one convention."""
+    (data-source), 'abbrev' (vowel-free words: rslt_cntnt), 'snake' (data_source, city) or 'other'
+    (no letters). APIs keep one convention."""
     if not any(c.isalpha() for c in key):
         return "other"
-    if key.isupper():
-        return "upper"
+    if key.isupper():  # short acronyms (ID, URL, MA(20)) are ordinary in any convention
+        return "upper" if sum(c.isalpha() for c in key) >= 4 else "other"
     if _CAMEL_RE.search(key):
         return "camel"
     if "-" in key:
         return "kebab"
+    if abbreviated_words(key):
+        return "abbrev"
     return "snake"
 
 
 def odd_style_keys(keys: tuple[str, ...] | None, norm: Counter[str]) -> list[str]:
     """Keys written in a convention that never occurs in ``norm`` (style counts of other results)."""
-    return [k for k in keys or () if (st := key_style(k)) in ("upper", "camel", "kebab") and norm[st] == 0]
+    return [k for k in keys or () if (st := key_style(k)) in ("upper", "camel", "kebab", "abbrev")
+            and norm[st] == 0]
 
 
 @dataclass
@@ -328,6 +369,14 @@ class EpisodeView:
     @staticmethod
     def _clean(o: Observation) -> bool:
         return bool(o.result_is_json) and not o.result_is_error and not o.result_empty
+
+    def is_clean(self, o: Observation) -> bool:
+        """A JSON tool result that is neither an error nor empty: usable as a norm."""
+        return self._clean(o)
+
+    def calls_of(self, o: Observation) -> list[Observation]:
+        """Every step of the episode that called o's tool, o included."""
+        return self._by_tool.get(o.tool_name or "", [])
 
     def tool_reference(self, o: Observation) -> ToolReference | None:
         """Norm for o's tool from the *other* calls of the same tool: earlier ones first, because
@@ -421,6 +470,13 @@ class EpisodeView:
             if c.index < o.index and c.tool_args_digest == o.tool_args_digest and self._clean(c):
                 return c
         return None
+
+    def ungrounded_steps(self) -> int:
+        """LLM steps whose tool arguments carry a value the conversation never mentioned: the
+        episode's norm for invented values (a model that habitually fills in values makes this large)."""
+        if not hasattr(self, "_ungrounded"):
+            self._ungrounded = sum(1 for c in self.obs if c.kind == "llm" and (c.args_ungrounded or 0) > 0)
+        return self._ungrounded
 
     def previous_llm(self, o: Observation) -> Observation | None:
         for c in reversed(self.obs[:o.index]):

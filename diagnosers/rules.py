@@ -38,6 +38,7 @@ LATENCY_EXCESS_MS = 1000.0
 LATENCY_STRONG_RATIO = 10.0
 LATENCY_STRONG_EXCESS_MS = 1500.0
 STREAM_GAP_MS = 2000.0
+UNGROUNDED_MAX_STEPS = 1  # more steps with invented argument values than this is the episode's habit
 
 # Schema problems where the parameter names are right but values were damaged (cut short).
 _DAMAGED_VALUE = frozenset({"enum", "empty_value"})
@@ -80,6 +81,8 @@ def text_error_type(markers: tuple[str, ...] | list[str], is_json: bool) -> str 
         return "rate_limit"
     if "timeout" in m:
         return "timeout"
+    if is_json and "provider_json" in m and "unavailable" in m:
+        return "error"  # the provider's own server-failure body (InternalServerError, overloaded)
     if is_json and "provider_json" in m:
         return "schema"  # an error object delivered where prose was expected
     if "filtered" in m:
@@ -149,6 +152,8 @@ def _promised_tool_calls(o: Observation, v: EpisodeView) -> Finding | None:
 def _empty(o: Observation, v: EpisodeView) -> Finding | None:
     """Neither text nor tool calls (or zero output tokens when the trace has no content signals)."""
     no_calls = not o.tool_call_count
+    if o.content_blank and no_calls:
+        return Finding("empty", _text_target(o), 0.85, f"{_where(o)}: reply is whitespace only, no tool call")
     if o.content_length == 0 and no_calls:
         return Finding("empty", _text_target(o), 0.9, f"{_where(o)}: empty reply, no text and no tool call")
     if o.content_length is None and o.output_tokens == 0 and no_calls:
@@ -194,6 +199,24 @@ def _args(o: Observation, v: EpisodeView) -> Finding | None:
         return Finding("schema", "tool_calls", 0.8,
                        f"{_where(o)}: tool arguments do not match the declared parameters{detail}")
     return None
+
+
+def _ungrounded_args(o: Observation, v: EpisodeView) -> Finding | None:
+    """A tool argument names something (a city, a person, an id) that appears nowhere in the
+    conversation: the call is about an entity nobody asked for. Weak, because models also fill in
+    values of their own; weaker still when the episode does so at several steps (its habit)."""
+    if not o.tool_call_count or not o.args_ungrounded or not o.args_strings:
+        return None
+    if o.args_valid is False or o.args_anomaly >= ARGS_ANOMALY_MIN:
+        return None  # damaged arguments are a different fault and are reported by tool_arguments
+    habitual = v.ungrounded_steps() > UNGROUNDED_MAX_STEPS
+    # After a failed call agents improvise (another spelling, a guessed id): the failure explains it.
+    after_failure = any(c.kind == "tool" and (c.result_is_error or c.status_error) for c in v.obs[:o.index])
+    share = o.args_ungrounded / o.args_strings
+    conf = 0.25 if habitual or after_failure else (0.55 if share >= 0.5 else 0.4)
+    return Finding("wrong_value", "tool_calls", conf,
+                   f"{_where(o)}: {o.args_ungrounded} of {o.args_strings} string argument(s) mentioned "
+                   "nowhere in the conversation", strong=False)
 
 
 def _replayed(o: Observation, v: EpisodeView) -> Finding | None:
@@ -253,8 +276,11 @@ def _tool_empty(o: Observation, v: EpisodeView) -> Finding | None:
     if not o.result_empty:
         return None
     ref = v.tool_reference(o)
-    strong = ref is None or ref.nonempty_results > 0
-    return Finding("empty", "tool_result", 0.8 if strong else 0.35,
+    if o.result_null:  # no return value is normal for an action tool; odd only if it returned data before
+        strong = ref is not None and ref.nonempty_results > 0 and not ref.from_later
+    else:
+        strong = ref is None or ref.nonempty_results > 0
+    return Finding("empty", "tool_result", 0.8 if strong else 0.3,
                    f"{_where(o)}: tool returned an empty result", strong=strong)
 
 
@@ -317,14 +343,19 @@ def _tool_key_style(o: Observation, v: EpisodeView) -> Finding | None:
     if not o.result_is_json or o.result_is_error or not o.result_keys:
         return None
     norm, _ = v.style_norm(o)
-    if sum(norm.values()) < 3:
+    seen = sum(norm.values())
+    if seen < 1:
         return None
     odd = odd_style_keys(o.result_keys, norm)
+    if seen < 3:  # a thin norm: only conventions that are rare in any API (SHOUTING, vowel-free) count
+        odd = [k for k in odd if key_style(k) in ("upper", "abbrev")]
     if not odd:
         return None
+    rare = [k for k in odd if key_style(k) != "camel"]  # camelCase is many APIs' own convention
     # Numbers turned into strings alongside an odd key: the other half of a rename.
     numbers = bool(o.result_numeric_strings) and v.numeric_strings_before(o) == 0
-    strong = (len(odd) >= 2 and len(odd) >= 0.3 * len(o.result_keys)) or numbers
+    strong = ((len(odd) >= 2 and len(odd) >= 0.3 * len(o.result_keys))
+              or (seen >= 3 and len(rare) >= 0.5 * len(o.result_keys)) or numbers)
     return Finding("key_rename", "tool_result", 0.7 if strong else 0.35,
                    f"{_where(o)}: key naming ({', '.join(odd[:3])}) unlike every other result in the episode",
                    strong=strong)
@@ -347,7 +378,13 @@ def _tool_envelope(o: Observation, v: EpisodeView) -> Finding | None:
     if renamed:
         return Finding("key_rename", "tool_result", 0.65, f"{_where(o)}: shared key "
                        f"`{sorted(renamed)[0]}` appears under another spelling")
-    return Finding("truncated", "tool_result", 0.4, f"{_where(o)}: shared key `{sorted(missing)[0]}` "
+    # A key the tool's other answers lack too is simply not part of this tool's answer.
+    others = [c for c in v.calls_of(o) if c is not o and v.is_clean(c) and c.result_keys is not None]
+    missing = {m for m in missing if not any(m not in (c.result_keys or ()) for c in others)}
+    if not missing:
+        return None
+    # Below a rejected call (0.3): a key missing from a first answer is the less direct sign.
+    return Finding("truncated", "tool_result", 0.28, f"{_where(o)}: shared key `{sorted(missing)[0]}` "
                    "missing from the result", strong=False)
 
 
@@ -394,6 +431,7 @@ RULES: tuple[Rule, ...] = (
     Rule("finish_length", "llm", _length.__doc__ or "", _length),
     Rule("corrupt_text", "llm", _corrupt_text.__doc__ or "", _corrupt_text),
     Rule("tool_arguments", "llm", _args.__doc__ or "", _args),
+    Rule("ungrounded_arguments", "llm", _ungrounded_args.__doc__ or "", _ungrounded_args),
     Rule("replayed_response", "llm", _replayed.__doc__ or "", _replayed),
     Rule("latency_outlier", "llm", _latency.__doc__ or "", _latency),
     Rule("empty_arguments", "llm", _empty_args_weak.__doc__ or "", _empty_args_weak),
@@ -451,14 +489,20 @@ class RuleDiagnoser:
         found = step_findings(view, self.rules)
         strong = [f for f in found if f.finding.strong]
         if strong:
-            pick: StepFinding | None = min(strong, key=lambda f: f.index)
+            first = min(strong, key=lambda f: f.index)
+            # A weak sign of the same fault earlier (a rename seen first on a result with no norm
+            # to compare with) is where it started: the strong one is the same fault persisting.
+            kind = (first.finding.fault_type, first.finding.target)
+            same = [f for f in found if not f.finding.strong and f.index < first.index
+                    and (f.finding.fault_type, f.finding.target) == kind]
+            pick: StepFinding | None = min(same, key=lambda f: f.index) if same else first
         else:  # weak signals: the most telling one, earliest on ties
             pick = min(found, key=lambda f: (-f.finding.confidence, f.index), default=None)
         if pick is None:
             return none_found(episode, self.name)
         o = view.obs[pick.index]
         f = pick.finding
-        more = len(strong) - 1 if f.strong else len(found) - 1
+        more = len(strong) - (1 if f.strong else 0) if strong else len(found) - 1
         evidence = f.evidence + (f"; {more} later anomalous step(s)" if more > 0 else "")
         return Diagnosis(episode.trace_id, episode.task_id, self.name, f.fault_type, f.target, o.step,
                          o.span_id, f.confidence, evidence, pick.rule)

@@ -56,3 +56,26 @@ def test_a_check_that_raises_or_returns_false_fails_the_report() -> None:
     assert not report.ok
     assert report.failures == [Check("broken", False, "ZeroDivisionError: division by zero"),
                                Check("wrong", False, "3/60 steps faulted")]
+
+
+def test_once_conditions_pass_their_checks() -> None:
+    from agentchaos_otel.inject.schedule import ONCE_CONDITIONS
+
+    report = run_sanity(["none", *ONCE_CONDITIONS], seed=0)
+    assert report.ok, report.failures
+    names = [c.name for c in report.checks]
+    for cond in ONCE_CONDITIONS:
+        assert f"tool schedule '{cond}': equal seeds give identical fault logs" in names
+        assert f"tool injector '{cond}': equal seeds give identical fault logs" in names
+        once = next(c for c in report.checks if c.name.startswith(f"tool schedule '{cond}': one fault"))
+        assert once.detail.startswith(f"one {cond.removeprefix('once_')} per episode at steps")
+    # Tool-only conditions: no LLM plan is mistaken for one of them.
+    assert not any(c.name.startswith("LLM plan 'once_") for c in report.checks)
+
+
+def test_once_check_fails_a_schedule_that_is_not_single_fault() -> None:
+    from agentchaos_otel.campaign.sanity import _once_check
+
+    assert _once_check("once_empty", 0)[0]
+    passed, detail = _once_check("persistent", 0)  # faults every step from its start: not "once"
+    assert not passed and "expected one" in detail

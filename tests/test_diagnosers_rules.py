@@ -9,6 +9,7 @@ import pytest
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.store.model import EpisodeTrace, StepRecord
+from agentchaos_otel.trace import signals
 from diagnosers.base import diagnose_episodes
 from diagnosers.rules import RULES, RuleDiagnoser
 from diagnosers.synthetic import episode_of, fault_attrs, llm_record, tool_record
@@ -247,3 +248,70 @@ def test_echoed_identifier_with_another_value_is_wrong_value() -> None:
     assert diagnose([llm_record(0, content=None, tool_calls=[converted], request_tools=[]),
                      tool_record(1, "convert", {"value": 69.8, "unit": "f"}, args=converted[1]),
                      llm_record(2, content="69.8 F")]).fault_type == NONE_FOUND
+
+
+def _asked(step: int, calls: list[tuple[str, dict[str, Any]]], said: str) -> StepRecord:
+    """An LLM step whose argument grounding is computed against a conversation that said ``said``."""
+    wire = [{"function": {"name": n, "arguments": json.dumps(a)}} for n, a in calls]
+    grounding = signals.argument_grounding(wire, [{"role": "user", "content": said}])
+    return llm_record(step, content=None, tool_calls=calls, extra=grounding)
+
+
+def test_argument_naming_an_entity_nobody_mentioned_is_wrong_value() -> None:
+    steps = [_asked(0, [("get_weather", {"city": "Springfield", "unit": "c"})], "Weather in Oslo?"),
+             tool_record(1, "get_weather", {**RESULT, "city": "Springfield"}, args={"city": "Springfield"}),
+             llm_record(2, content="It is 4.5 C in Springfield.")]
+    d = diagnose(steps)
+    assert (d.fault_type, d.target, d.step, d.rule) == ("wrong_value", "tool_calls", 0, "ungrounded_arguments")
+
+
+def test_grounded_arguments_find_nothing_and_habitual_invention_is_less_telling() -> None:
+    grounded = [_asked(0, [WEATHER], "Weather in Oslo?"), tool_record(1, "get_weather", RESULT, args=WEATHER[1]),
+                llm_record(2, content="4.5 C.")]
+    assert diagnose(grounded).fault_type == NONE_FOUND
+    once = [_asked(0, [("get_weather", {"city": "Bergen"})], "Weather in Oslo?"),
+            tool_record(1, "get_weather", RESULT, args={"city": "Bergen"}), llm_record(2, content="Done.")]
+    habit = [*once[:2], _asked(2, [("get_weather", {"city": "Tromso"})], "Weather in Oslo?"),
+             tool_record(3, "get_weather", RESULT, args={"city": "Tromso"}), llm_record(4, content="Done.")]
+    single, habitual = diagnose(once), diagnose(habit)
+    assert single.fault_type == habitual.fault_type == "wrong_value"
+    assert habitual.confidence < 0.3 < 0.5 < single.confidence
+
+
+def test_vowel_free_keys_are_a_rename_when_the_episode_spells_keys_out() -> None:
+    d = diagnose(_tools_then({"rgn": "Oslo", "utc_offst": 1, "data_source": "sim"}))
+    assert (d.fault_type, d.step, d.rule) == ("key_rename", 5, "tool_key_style")
+    assert diagnose(_tools_then({"city": "Oslo", "utc_offset": 1, "data_source": "sim", "html": "x",
+                                 "wind_kph": 3})).fault_type == NONE_FOUND
+
+
+def test_a_rename_first_seen_without_a_norm_is_blamed_where_it_started() -> None:
+    steps = [llm_record(0, content=None, tool_calls=[WEATHER]),
+             tool_record(1, "get_weather", {"rslt": "Oslo"}),  # first result: a thin norm, weak
+             llm_record(2, content=None, tool_calls=[WEATHER]),
+             tool_record(3, "get_population", {"city": "Oslo", "population": 700000, "data_source": "sim"}),
+             llm_record(4, content=None, tool_calls=[WEATHER]),
+             tool_record(5, "get_timezone", {"CITY_NAME": "Oslo", "UTC_OFFSET": 1, "data_source": "sim"}),
+             llm_record(6, content="Done.")]
+    d = diagnose(steps)
+    assert (d.fault_type, d.step) == ("key_rename", 1)
+
+
+def test_null_result_of_an_action_tool_is_not_an_empty_result() -> None:
+    steps = [llm_record(0, content=None, tool_calls=[("mkdir", {"name": "docs"})], request_tools=[]),
+             tool_record(1, "mkdir", None),
+             llm_record(2, content=None, tool_calls=[WEATHER]),
+             tool_record(3, "get_weather", {"error": "Rate limit exceeded", "status": 429}),
+             llm_record(4, content="Failed.")]
+    d = diagnose(steps)
+    assert (d.fault_type, d.step) == ("rate_limit", 3)
+    # The same null where the tool returned data before is an empty result.
+    again = [steps[0], tool_record(1, "mkdir", {"created": "d"}), steps[2], tool_record(3, "mkdir", None),
+             steps[4]]
+    d = diagnose(again)
+    assert (d.fault_type, d.step) == ("empty", 3)
+
+
+def test_short_upper_case_acronyms_are_not_a_rename() -> None:
+    assert diagnose(_tools_then({"city": "Oslo", "MA(20)": 1.5, "ID": 3, "data_source": "sim"}
+                                )).fault_type == NONE_FOUND

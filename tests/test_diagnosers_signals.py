@@ -6,6 +6,7 @@ import pytest
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.trace import signals
+from diagnosers.observe import key_style
 
 
 @pytest.mark.parametrize("text,marker", [
@@ -117,3 +118,24 @@ def test_tool_result_huge_structure_is_bounded() -> None:
 ])
 def test_echo_mismatches(args: object, result: object, keys: list[str]) -> None:
     assert signals.echo_mismatches(args, result) == keys
+
+
+def test_argument_grounding_counts_values_the_conversation_never_mentioned() -> None:
+    calls = [{"function": {"name": "get_weather", "arguments": '{"city": "Springfield", "unit": "c"}'}},
+             {"function": {"name": "get_time", "arguments": '{"city": "oslo"}'}}]
+    messages = [{"role": "user", "content": "Weather and time in Oslo?"}]
+    out = signals.argument_grounding(calls, messages)
+    # "c" is too short to judge; "oslo" is grounded (case-insensitive); "Springfield" is not.
+    assert out == {A.RESPONSE_TOOL_ARGS_STRINGS: 2, A.RESPONSE_TOOL_ARGS_UNGROUNDED: 1}
+    earlier_call = messages + [{"role": "assistant", "content": None, "tool_calls": [calls[0]]}]
+    assert signals.argument_grounding(calls, earlier_call)[A.RESPONSE_TOOL_ARGS_UNGROUNDED] == 0
+    assert signals.argument_grounding([], messages) == {}
+
+
+@pytest.mark.parametrize("key,style", [
+    ("rslt", "abbrev"), ("fl_cntnt", "abbrev"), ("utc_offst", "abbrev"), ("FILE_CONTENT", "upper"),
+    ("ID", "other"), ("MA(20)", "other"), ("html_page", "snake"), ("wind_kph", "snake"), ("add", "snake"),
+    ("arch", "snake"), ("lockStatus", "camel"), ("shop-location", "kebab"),
+])
+def test_key_naming_conventions(key: str, style: str) -> None:
+    assert key_style(key) == style

@@ -247,3 +247,22 @@ def test_mixed_simulated_and_real_corpus_is_flagged() -> None:
     m = M.compute_all(eps, resamples=20)
     assert m.simulated is True
     assert any("mixes simulated and real-model" in w for w in m.warnings)
+
+
+def test_once_conditions_group_pair_and_order_after_the_study_conditions() -> None:
+    eps = []
+    for t in range(6):
+        eps.append(episode(f"t{t}", "none", 0, True, [llm(), tool("a", "x"), llm(0)]))
+        eps.append(episode(f"t{t}", "once_timeout", 0, t % 2 == 0,
+                           [llm(), tool("a", "x", fault="timeout"), llm(), tool("a", "x"), llm(0)]))
+        eps.append(episode(f"t{t}", "once_empty", 0, True, [llm(), tool("a", "x", fault="empty"), llm(0)]))
+        eps.append(episode(f"t{t}", "llm_error_single", 0, True, [llm(0)]))
+        eps.append(episode(f"t{t}", "bursty", 0, True, [llm(0)]))
+    conds = M.condition_summaries(eps, seed=0, resamples=100)
+    assert list(conds) == ["none", "bursty", "once_timeout", "once_empty", "llm_error_single"]
+    assert conds["once_timeout"].episodes == 6 and conds["once_timeout"].successes == 3
+    paired = M.paired_differences(eps, seed=0, resamples=100)
+    assert paired["once_timeout"].pairs == 6 and paired["once_timeout"].difference.value == pytest.approx(-0.5)
+    bursts = M.burst_run_lengths(eps)
+    assert bursts["once_timeout"].runs == 6 and bursts["once_timeout"].longest == 1
+    assert M.retry_rates([e for e in eps if e.condition == "once_timeout"])["timeout"] == M.Rate(6, 6)

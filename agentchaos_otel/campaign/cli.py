@@ -161,6 +161,13 @@ REFERENCE_MAX_STEPS = 30
 REFERENCE_MISTAKE_RATE = 0.05
 
 
+def reference_task_id(task_id: str, subtasks: tuple[int, int]) -> str:
+    """The stored task id: generated ids say nothing of the sub-query range, so a non-default
+    range is appended. Otherwise a long-task campaign written into a file that already holds
+    the default short tasks would count them as finished (the resume key is the task id) and skip."""
+    return task_id if subtasks == parse_subtasks(DEFAULT_SUBTASKS) else f"{task_id}-k{subtasks[0]}-{subtasks[1]}"
+
+
 def reference_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None,
                     options: AgentOptions | None = None) -> AgentSetup:
     from agentchaos_otel.sim.reference_agent import ReferencePolicy, run_reference_agent
@@ -169,7 +176,8 @@ def reference_agent(tasks: str, seed: int = 0, conditions: list[str] | None = No
     opts = options or AgentOptions()
     n = 200 if tasks == "all" else _count(tasks)  # generated tasks: "all" = the study's 200
     lo, hi = opts.subtasks
-    by_id = {t.task_id: t for t in reference_tasks(n, seed, min_subtasks=lo, max_subtasks=hi)}
+    by_id = {reference_task_id(t.task_id, opts.subtasks): t
+             for t in reference_tasks(n, seed, min_subtasks=lo, max_subtasks=hi)}
     request_options = {"logprobs": True, "top_logprobs": TOP_LOGPROBS} if opts.logprobs else None
     max_steps = opts.step_cap or max(REFERENCE_MAX_STEPS, 3 * hi)  # long tasks must not hit the cap clean
 
@@ -320,6 +328,8 @@ def run_cmd(
         conds = parse_conditions(conditions)
         if agent != "reference" and subtasks != DEFAULT_SUBTASKS:
             raise ValueError("--subtasks applies to --agent reference only")
+        if perfect and base_url:
+            raise ValueError("--perfect applies to the simulated model only, not to --base-url")
         options = AgentOptions(logprobs=logprobs, subtasks=parse_subtasks(subtasks), perfect=perfect,
                                step_cap=step_cap)
         endpoint_key(base_url, model, api_key_env)

@@ -39,12 +39,14 @@ _STRONG_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # Plain words that also occur in ordinary prose: only counted near the start of the text, where
 # real error messages put them, so an answer that mentions "rate limits" is not an error.
 _WORD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("rate_limit", re.compile(r"rate[\s_-]?limit|too many requests|quota exceeded|throttl|\b429\b", re.I)),
+    ("rate_limit", re.compile(r"rate[\s_-]?limit|too many requests|quota exceeded|throttl|\b429\b"
+                              r"|exceeded your (current )?quota|insufficient[\s_-]quota|resource[\s_-]exhausted",
+                              re.I)),
     ("timeout", re.compile(r"timed?[\s_-]?out|deadline exceeded"
                            r"|connection (dropped|reset|closed|aborted|refused)"
                            r"|did not respond|no response from|\b504\b", re.I)),
     ("unavailable", re.compile(r"service unavailable|temporarily unavailable|overloaded|bad gateway"
-                               r"|upstream (error|connect)|server error|internal error|\b50[023]\b", re.I)),
+                               r"|upstream (error|connect)|server[\s_-]?error|internal error|\b50[023]\b", re.I)),
     ("filtered", re.compile(r"content[\s_-]?(filter|policy)|has been filtered|flagged by|moderation", re.I)),
     ("bracket_tag", re.compile(r"^\s*\[[A-Z][A-Z _-]{2,}\]")),
     ("error_word", re.compile(r"^\s*(error|exception|traceback|fatal)\b[:\s]", re.I)),
@@ -58,9 +60,27 @@ def error_markers(text: str | None) -> list[str]:
         return []
     head = text[:2000]
     found = [label for label, pattern in _STRONG_PATTERNS if pattern.search(head)]
+    if "provider_json" not in found and _error_object(text):
+        found.append("provider_json")
     start = text[:_WORD_WINDOW]
     found += [label for label, pattern in _WORD_PATTERNS if pattern.search(start)]
     return found
+
+
+_ERROR_OBJECT_KEYS = frozenset({"error", "errors", "detail", "fault"})
+
+
+def _error_object(text: str) -> bool:
+    """A JSON object with an error member anywhere at its top level (JSON-RPC puts ``jsonrpc``
+    first, GraphQL ``data``), the shape most APIs give their error bodies."""
+    stripped = text.strip()
+    if not stripped.startswith("{") or len(stripped) > 20_000:
+        return False
+    try:
+        obj = json.loads(stripped)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and any(obj.get(k) not in (None, "", [], {}) for k in _ERROR_OBJECT_KEYS)
 
 
 def error_marker(text: str | None) -> str:
@@ -97,7 +117,33 @@ def unicode_anomaly(text: str | None) -> float:
         cat = unicodedata.category(ch)
         if cat in ("So", "Co", "Cn", "Cc", "Cs") or ch == "\ufffd" or "\u2600" <= ch <= "\u27bf":
             odd += 1
-    return odd / len(text)
+        elif cat == "Cf" and ch != "\u200d":  # invisible format characters (zero-width space ...);
+            odd += 1                           # the joiner is kept: emoji sequences use it
+    return (odd + _mixed_script_letters(text)) / len(text)
+
+
+_WORD_CHARS_RE = re.compile(r"[^\W\d_]+")
+
+
+def _script(ch: str) -> str:
+    if ch.isascii():
+        return "latin"
+    name = unicodedata.name(ch, "")
+    return name.split(" ", 1)[0].lower() if name else "other"
+
+
+def _mixed_script_letters(text: str) -> int:
+    """Letters of a minority script inside a word that mixes Latin with Cyrillic or Greek
+    (``Оslo`` with a Cyrillic O): look-alike substitution, which no language writes."""
+    odd = 0
+    for word in _WORD_CHARS_RE.findall(text):
+        if word.isascii() or len(word) < 2:
+            continue
+        scripts = [_script(c) for c in word]
+        if "latin" in scripts and ("cyrillic" in scripts or "greek" in scripts):
+            counts = {s: scripts.count(s) for s in set(scripts)}
+            odd += sum(counts.values()) - max(counts.values())
+    return odd
 
 
 def is_json(text: str | None) -> bool:
@@ -121,6 +167,7 @@ def content_signals(content: str | None) -> dict[str, Any]:
         A.RESPONSE_UNICODE_ANOMALY: round(unicode_anomaly(text), 6),
         A.RESPONSE_MOJIBAKE: round(mojibake_score(text), 6),
         A.RESPONSE_IS_JSON: bool(text.strip()) and is_json(text),
+        A.RESPONSE_CONTENT_BLANK: bool(text) and not text.strip(),
     }
 
 
