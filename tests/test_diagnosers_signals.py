@@ -139,3 +139,27 @@ def test_argument_grounding_counts_values_the_conversation_never_mentioned() -> 
 ])
 def test_key_naming_conventions(key: str, style: str) -> None:
     assert key_style(key) == style
+
+
+@pytest.mark.parametrize("text,marker", [
+    ("You exceeded your current quota, please check your plan and billing details.", "rate_limit"),
+    ('{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}',
+     "provider_json"),
+    ('{"error":{"code":"InternalServerError","message":"Backend returned unexpected response."}}',
+     "unavailable"),
+])
+def test_more_real_world_error_forms(text: str, marker: str) -> None:
+    assert marker in signals.error_markers(text)
+
+
+def test_invisible_and_look_alike_characters_are_anomalous_but_other_scripts_are_not() -> None:
+    assert signals.unicode_anomaly("he\u200bllo\u200b wo\u200brld") > 0.1
+    assert signals.unicode_anomaly("The weather in \u041esl\u043e is fine, \u0430nd w\u0430rm") > 0.05
+    for healthy in ("Привет, мир! Hello", "Café in Zürich, naïve", "Καλημέρα κόσμε", "a\u200db"):
+        assert signals.unicode_anomaly(healthy) < 0.05, healthy
+
+
+def test_whitespace_only_reply_is_blank() -> None:
+    assert signals.content_signals("  \n")[A.RESPONSE_CONTENT_BLANK] is True
+    assert signals.content_signals("ok")[A.RESPONSE_CONTENT_BLANK] is False
+    assert signals.content_signals(None)[A.RESPONSE_CONTENT_BLANK] is False

@@ -14,6 +14,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from agentchaos_otel.inject.schedule import TOOL_CONDITIONS
+
 # One condition per episode, cycled: the LLM-response faults of both targets, compound, positional,
 # real HTTP, streaming, and tool-result conditions, plus clean episodes to compare against.
 DEMO_CONDITIONS: tuple[str, ...] = (
@@ -25,7 +27,6 @@ DEMO_CONDITIONS: tuple[str, ...] = (
     "none", "independent", "bursty",
 )
 STREAMED = frozenset(c for c in DEMO_CONDITIONS if c.startswith("stream_"))
-TOOL_CONDITIONS = frozenset({"independent", "bursty", "persistent"})
 
 
 def _client(base_url: str, api_key: str) -> Any:

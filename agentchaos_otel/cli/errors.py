@@ -33,6 +33,8 @@ def run_app(app: typer.Typer, prog: str, args: list[str] | None = None) -> int:
         typer.echo("aborted", err=True)
         return 130
     except click_exc.ClickException as exc:
+        if not exc.format_message().strip():
+            return exc.exit_code  # "no arguments: show help" has already printed the help
         hint = ""
         if isinstance(exc, click_exc.UsageError) and exc.ctx is not None:
             hint = f" (see '{exc.ctx.command_path} --help')"

@@ -278,7 +278,7 @@ class ToolFaultInjector:
             except Exception as exc:
                 self._tool_raised(span, index, kind, exc)
                 raise
-            return self._deliver(span, name, index, kind, result, call_id)
+            return self._deliver(span, name, index, kind, result, call_id, arguments)
 
     async def _ainvoke(self, name: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
                        call_id: str | None) -> Any:
@@ -293,7 +293,7 @@ class ToolFaultInjector:
             except Exception as exc:
                 self._tool_raised(span, index, kind, exc)
                 raise
-            return self._deliver(span, name, index, kind, result, call_id)
+            return self._deliver(span, name, index, kind, result, call_id, arguments)
 
     def _safe_arguments(self, name: str, fn: Callable[..., Any], args: tuple[Any, ...],
                         kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -317,12 +317,12 @@ class ToolFaultInjector:
             pass
 
     def _deliver(self, span: Span, name: str, index: int, kind: str | None, result: Any,
-                 call_id: str | None) -> Any:
+                 call_id: str | None, arguments: dict[str, Any]) -> Any:
         """Transform (if scheduled), annotate, log; on any failure hand back the real result."""
         try:
             if kind is not None and inspect.isawaitable(result):
                 raise UntransformableResult("the tool returned an awaitable to a sync caller")
-            shown, attrs, record = self._transform(span, name, index, kind, result, call_id)
+            shown, attrs, record = self._transform(span, name, index, kind, result, call_id, arguments)
         except UntransformableResult as exc:
             _skip(span, str(exc), kind)
             self._annotate_fallback(span, index, kind, result, f"{kind} not applicable: {exc}")
@@ -344,7 +344,8 @@ class ToolFaultInjector:
         return shown
 
     def _transform(self, span: Span, name: str, index: int, kind: str | None, result: Any,
-                   call_id: str | None) -> tuple[Any, dict[str, Any], dict[str, Any] | None]:
+                   call_id: str | None, arguments: dict[str, Any]
+                   ) -> tuple[Any, dict[str, Any], dict[str, Any] | None]:
         before_text = tool_signals.result_text(result)
         before = signals.digest(before_text)
         shown = result
@@ -367,6 +368,8 @@ class ToolFaultInjector:
                       "call_id": call_id, "kind": kind, "changed": changed,
                       "digest_before": before, "digest_after": after}
         attrs.update(tool_signals.tool_result_signals(shown))
+        # an identifier the call asked for that comes back different: a neighbouring entity
+        attrs[A.TOOL_RESULT_ECHO_MISMATCH] = signals.echo_mismatches(arguments, shown)
         if content_capture_enabled():
             attrs[A.GEN_AI_TOOL_CALL_RESULT] = after_text
             if kind is not None and changed:
