@@ -79,6 +79,8 @@ def text_error_type(markers: tuple[str, ...] | list[str], is_json: bool) -> str 
         return None
     if "rate_limit" in m:
         return "rate_limit"
+    if "html_page" in m:
+        return "error"  # a proxy's error page, whatever its status says (502, 504 Gateway Time-out)
     if "timeout" in m:
         return "timeout"
     if is_json and "provider_json" in m and "unavailable" in m:

@@ -13,7 +13,6 @@ import json
 import sys
 import time
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -437,7 +436,7 @@ class StreamProcessor:
             self.call.skip(f"injector error on stream end: {type(exc).__name__}: {exc}")
             return []
 
-    def close(self, *, completed: bool, error: BaseException | None = None) -> None:
+    def close(self, *, error: BaseException | None = None) -> None:
         """Annotate from everything the agent received, record the fault, end the span."""
         if self.finished:
             return
@@ -479,15 +478,3 @@ class StreamProcessor:
             call.fail(error)
         else:
             call.end(status_code=call.status_code)
-
-
-def iter_limited(stream: Iterator[bytes], limit: int) -> tuple[list[bytes], bool]:
-    """Read chunks until the stream ends (True) or more than ``limit`` bytes were read (False)."""
-    chunks: list[bytes] = []
-    total = 0
-    for chunk in stream:
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > limit:
-            return chunks, False
-    return chunks, True

@@ -55,15 +55,15 @@ def _sync_stream_class(module: ModuleType) -> type:
                     yield from _emit_sync(self._proc.feed(chunk))
                 yield from _emit_sync(self._proc.end_of_upstream())
             except BaseException as exc:
-                self._proc.close(completed=False, error=exc if isinstance(exc, Exception) else None)
+                self._proc.close(error=exc if isinstance(exc, Exception) else None)
                 raise
-            self._proc.close(completed=True)
+            self._proc.close()
 
         def close(self) -> None:
             try:
                 self._upstream.close()
             finally:
-                self._proc.close(completed=False)
+                self._proc.close()
 
     return _ChaosSyncStream
 
@@ -89,15 +89,15 @@ def _async_stream_class(module: ModuleType) -> type:
                 for out in await _emit_async(self._proc.end_of_upstream()):
                     yield out
             except BaseException as exc:
-                self._proc.close(completed=False, error=exc if isinstance(exc, Exception) else None)
+                self._proc.close(error=exc if isinstance(exc, Exception) else None)
                 raise
-            self._proc.close(completed=True)
+            self._proc.close()
 
         async def aclose(self) -> None:
             try:
                 await self._upstream.aclose()
             finally:
-                self._proc.close(completed=False)
+                self._proc.close()
 
     return _ChaosAsyncStream
 
