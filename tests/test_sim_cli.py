@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import json
+import signal
 import socket
 import threading
 import time
@@ -58,11 +59,15 @@ def _serve_with_client(ready: Path, *args: str) -> tuple[Any, dict[str, Any]]:
     thread = threading.Thread(target=_client_session, args=(ready, out, gone), daemon=True)
     thread.start()
     # --seconds is only a safety net here: the client thread stops the server once it is done.
+    # Where SIGINT is ignored (a background job, as in CI), interrupt_main() does nothing: install
+    # Python's own handler for the duration, as an interactive terminal would have it.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         result = runner.invoke(app, ["serve", "--port", "0", "--seconds", "120", "--ready-file", str(ready),
                                      *args])
     finally:
         gone.set()
+        signal.signal(signal.SIGINT, previous)
     thread.join(timeout=10)
     return result, out
 
