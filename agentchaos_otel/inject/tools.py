@@ -37,6 +37,8 @@ from agentchaos_otel.faults.tool_result import (
     UntransformableResult,
     apply_tool_fault,
 )
+from agentchaos_otel.inject import binding
+from agentchaos_otel.inject.binding import EpisodeState, FaultRecord
 from agentchaos_otel.inject.schedule import INDEPENDENT_RATE, TOOL_CONDITIONS, ToolFaultSchedule
 from agentchaos_otel.trace import signals, tool_signals
 from agentchaos_otel.trace.annotate import content_capture_enabled
@@ -48,38 +50,14 @@ CALL_ID_KWARG = "agentchaos_call_id"
 # Where ``for_current_episode`` keeps the episode's injector.
 SCRATCH_KEY = "tool_fault_injector"
 
-_MISSING = object()
-_binding_module: Any = _MISSING
-
-
-def _binding() -> Any:
-    """The episode-binding module, or None while it cannot be imported (fail open)."""
-    global _binding_module
-    if _binding_module is _MISSING:
-        try:
-            from agentchaos_otel.inject import binding
-        except Exception:  # any import problem means "no episodes", never a crash
-            binding = None
-        _binding_module = binding
-    return _binding_module
-
-
-def _current_episode() -> Any:
+def _current_episode() -> EpisodeState | None:
     """The episode bound to this task/thread (never the process-wide default)."""
-    b = _binding()
-    try:
-        return b.current_episode() if b is not None else None
-    except Exception:  # fail open
-        return None
+    return binding.current_episode()
 
 
-def _active_state() -> Any:
+def _active_state() -> EpisodeState | None:
     """This task's episode, else the process-wide plan set by ``configure``."""
-    b = _binding()
-    try:
-        return b.active_state() if b is not None else None
-    except Exception:  # fail open
-        return None
+    return binding.active_state()
 
 
 def _derive_seed(*parts: Any) -> int:
@@ -389,12 +367,11 @@ class ToolFaultInjector:
 
     def _log_to_episode(self, record: dict[str, Any]) -> None:
         """Mirror the firing into the bound episode's log, beside the LLM-side faults."""
-        b = _binding()
         ep = _current_episode() or self._episode
-        if b is None or ep is None or not hasattr(b, "FaultRecord"):
+        if ep is None:
             return
         try:
-            ep.log(b.FaultRecord(call=record["step"], step=record["episode_step"],
+            ep.log(FaultRecord(call=record["step"], step=record["episode_step"],
                                  fault=f"tool_{record['kind']}", fault_type=record["kind"],
                                  target=A.TARGET_TOOL_RESULT, strategy=self.condition,
                                  changed=record["changed"], digest_before=record["digest_before"],
