@@ -16,13 +16,11 @@ import httpx2
 import openai
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.sim.policy import Turn
 from agentchaos_otel.sim.server import SimulatedModelServer
-from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 from benchmarks.bfcl import UNAVAILABLE_REASON, bfcl_available
 
 pytestmark = pytest.mark.skipif(not bfcl_available(), reason=UNAVAILABLE_REASON)
@@ -57,13 +55,8 @@ class RecordingPolicy:
 
 
 @pytest.fixture
-def tracing() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
-    provider = TracerProvider()
-    exporter = InMemorySpanExporter()
-    provider.add_span_processor(EpisodeSpanProcessor())
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    yield provider, exporter
-    provider.shutdown()
+def tracing(memory_tracing: tuple[TracerProvider, InMemorySpanExporter]) -> tuple[TracerProvider, InMemorySpanExporter]:
+    return memory_tracing  # the shared fixture in conftest.py
 
 
 def _client(server: SimulatedModelServer, provider: TracerProvider) -> openai.OpenAI:

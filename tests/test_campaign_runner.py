@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentchaos_otel import attributes as A
@@ -32,13 +32,8 @@ Seen = list[tuple[str, str, str, int]]
 
 
 @pytest.fixture
-def memory() -> Iterator[Memory]:
-    provider = TracerProvider()
-    exporter = InMemorySpanExporter()
-    provider.add_span_processor(EpisodeSpanProcessor())
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    yield provider, exporter
-    provider.shutdown()
+def memory(memory_tracing: Memory) -> Memory:
+    return memory_tracing  # the shared fixture in conftest.py
 
 
 def tool_agent(provider: TracerProvider, seen: Seen | None = None) -> Callable[[EpisodeSpec], EpisodeOutcome]:

@@ -14,7 +14,6 @@ import httpx2
 import openai
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentchaos_otel import attributes as A
@@ -26,7 +25,6 @@ from agentchaos_otel.sim.reference_agent import AgentRun, ReferencePolicy, run_r
 from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, RefTask, reference_tasks
 from agentchaos_otel.sim.server import SimulatedModelServer
 from agentchaos_otel.trace.episode import episode
-from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 
 MODEL = "sim-reference"
 TASK = reference_tasks(1, seed=5, min_subtasks=2, max_subtasks=2)[0]
@@ -39,13 +37,8 @@ def server() -> Iterator[SimulatedModelServer]:
 
 
 @pytest.fixture
-def tracing() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
-    provider = TracerProvider()
-    exporter = InMemorySpanExporter()
-    provider.add_span_processor(EpisodeSpanProcessor())
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    yield provider, exporter
-    provider.shutdown()
+def tracing(memory_tracing: tuple[TracerProvider, InMemorySpanExporter]) -> tuple[TracerProvider, InMemorySpanExporter]:
+    return memory_tracing  # the shared fixture in conftest.py
 
 
 @pytest.fixture
