@@ -243,13 +243,17 @@ class ToolFaultInjector:
                 _skip(span, f"schedule failed: {type(exc).__name__}: {exc}")
                 return index, None
 
+    def _open_span(self, name: str, call_id: str | None, arguments: dict[str, Any]) -> Any:
+        """The ``execute_tool`` span; its start attributes let the episode processor number it."""
+        return self._tracer().start_as_current_span(
+            A.tool_span_name(name), kind=SpanKind.INTERNAL,
+            attributes=self._start_attributes(name, call_id, arguments),
+            record_exception=False, set_status_on_exception=False)
+
     def _invoke(self, name: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
                 call_id: str | None) -> Any:
         arguments = self._safe_arguments(name, fn, args, kwargs)
-        with self._tracer().start_as_current_span(
-                A.tool_span_name(name), kind=SpanKind.INTERNAL,
-                attributes=self._start_attributes(name, call_id, arguments),
-                record_exception=False, set_status_on_exception=False) as span:
+        with self._open_span(name, call_id, arguments) as span:
             index, kind = self._decide(span)
             try:
                 result = fn(*args, **kwargs)
@@ -261,10 +265,7 @@ class ToolFaultInjector:
     async def _ainvoke(self, name: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
                        call_id: str | None) -> Any:
         arguments = self._safe_arguments(name, fn, args, kwargs)
-        with self._tracer().start_as_current_span(
-                A.tool_span_name(name), kind=SpanKind.INTERNAL,
-                attributes=self._start_attributes(name, call_id, arguments),
-                record_exception=False, set_status_on_exception=False) as span:
+        with self._open_span(name, call_id, arguments) as span:
             index, kind = self._decide(span)
             try:
                 result = await fn(*args, **kwargs)

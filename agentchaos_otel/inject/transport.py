@@ -135,6 +135,19 @@ def _unread(call: LLMCall, response: Any) -> Any:
     return _rebuilt(call, response, Rewrite(None, b""), call.module.ByteStream(response.content))
 
 
+def _too_large(call: LLMCall, response: Any) -> None:
+    call.skip(f"body exceeds the {MAX_INSPECT_BYTES}-byte inspection limit")
+    call.finish_passthrough(response)
+
+
+def _process_buffered(call: LLMCall, response: Any, raw: bytes,
+                      mode: str) -> tuple[Rewrite, StreamProcessor | None]:
+    """A whole body read up front: JSON is rewritten in place; SSE also gets an observing processor."""
+    if mode == BUFFER_JSON:
+        return call.process_json(response, raw), None
+    return call.process_sse_buffer(response, raw), call.stream_processor(observe_original=False)
+
+
 class ChaosTransport:
     """Sync transport wrapper: ``httpx.Client(transport=ChaosTransport(httpx.HTTPTransport()))``."""
 
@@ -179,23 +192,16 @@ class ChaosTransport:
         if mode in (BUFFER_JSON, BUFFER_SSE):
             chunks, rest = _read_sync(response, MAX_INSPECT_BYTES)
             if rest is not None:
-                call.skip(f"body exceeds the {MAX_INSPECT_BYTES}-byte inspection limit")
-                call.finish_passthrough(response)
+                _too_large(call, response)
                 return _rebuilt(call, response, Rewrite(None, b""),
                                 _sync_stream_class(module)(response.stream, _NullProc(),
                                                           _chain(chunks, rest)))
-            raw = b"".join(chunks)
-            if mode == BUFFER_JSON:
-                rewrite = call.process_json(response, raw)
-                if rewrite.delay:
-                    time.sleep(rewrite.delay)
-                return _rebuilt(call, response, rewrite, module.ByteStream(rewrite.body))
-            rewrite = call.process_sse_buffer(response, raw)
+            rewrite, proc = _process_buffered(call, response, b"".join(chunks), mode)
             if rewrite.delay:
                 time.sleep(rewrite.delay)
-            proc = call.stream_processor(observe_original=False)
-            return _rebuilt(call, response, rewrite,
-                            _sync_stream_class(module)(response.stream, proc, iter([rewrite.body])))
+            body = (module.ByteStream(rewrite.body) if proc is None
+                    else _sync_stream_class(module)(response.stream, proc, iter([rewrite.body])))
+            return _rebuilt(call, response, rewrite, body)
         response = _unread(call, response)
         proc = call.stream_processor(observe_original=True)
         response.stream = _sync_stream_class(module)(response.stream, proc)
@@ -258,22 +264,15 @@ class AsyncChaosTransport:
         if mode in (BUFFER_JSON, BUFFER_SSE):
             chunks, rest = await _read_async(response, MAX_INSPECT_BYTES)
             if rest is not None:
-                call.skip(f"body exceeds the {MAX_INSPECT_BYTES}-byte inspection limit")
-                call.finish_passthrough(response)
+                _too_large(call, response)
                 return _rebuilt(call, response, Rewrite(None, b""),
                                 _async_stream_class(module)(_AsyncChain(chunks, rest, response.stream), _NullProc()))
-            raw = b"".join(chunks)
-            if mode == BUFFER_JSON:
-                rewrite = call.process_json(response, raw)
-                if rewrite.delay:
-                    await asyncio.sleep(rewrite.delay)
-                return _rebuilt(call, response, rewrite, module.ByteStream(rewrite.body))
-            rewrite = call.process_sse_buffer(response, raw)
+            rewrite, proc = _process_buffered(call, response, b"".join(chunks), mode)
             if rewrite.delay:
                 await asyncio.sleep(rewrite.delay)
-            proc = call.stream_processor(observe_original=False)
-            return _rebuilt(call, response, rewrite,
-                            _async_stream_class(module)(response.stream, proc, [rewrite.body]))
+            body = (module.ByteStream(rewrite.body) if proc is None
+                    else _async_stream_class(module)(response.stream, proc, [rewrite.body]))
+            return _rebuilt(call, response, rewrite, body)
         response = _unread(call, response)
         proc = call.stream_processor(observe_original=True)
         response.stream = _async_stream_class(module)(response.stream, proc)
