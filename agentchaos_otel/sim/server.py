@@ -1,9 +1,10 @@
-"""A simulated OpenAI-compatible chat-completions server on loopback.
+"""A simulated OpenAI-compatible chat-completions server on loopback, that also speaks Anthropic Messages.
 
 The toolkit's injectors, annotators, stores and diagnosers have to be exercised end to end on
-machines with no LLM and no network. This server speaks the real wire format over real HTTP
-(non-streaming and SSE streaming, tool calls, logprobs, usage, ``max_tokens`` cuts, OpenAI-shaped
-errors), so the official SDK and our transport wrappers run unmodified against it; a pluggable
+machines with no LLM and no network. This server speaks the real wire formats over real HTTP
+(non-streaming and SSE streaming, tool calls, logprobs, usage, ``max_tokens`` cuts, provider-shaped
+errors): ``/v1/chat/completions`` and, through ``messages_api``, ``/v1/messages``, so the official
+``openai`` and ``anthropic`` SDKs and our transport wrappers run unmodified against it; a pluggable
 :class:`~agentchaos_otel.sim.policy.Policy` decides what the simulated model says.
 
 Every response is labelled simulated (model ids start with ``sim-``, ``system_fingerprint`` is
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from agentchaos_otel.sim import messages_api
 from agentchaos_otel.sim.logprobs import MAX_TOP_LOGPROBS, count_tokens, token_logprobs, tokenize
 from agentchaos_otel.sim.policy import Policy, Turn, message_text
 
@@ -353,6 +355,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- plumbing
     def _common_headers(self, request_id: str) -> None:
         self.send_header("x-request-id", request_id)
+        self.send_header("request-id", request_id)  # Anthropic's name for it
         self.send_header(SIMULATED_HEADER, "1")
         self.send_header("openai-processing-ms", "1")
         self.send_header("x-ratelimit-limit-requests", "10000")
@@ -413,9 +416,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif path.startswith("/v1/models/"):
             self._send_error(RequestError(404, f"The model '{path[len('/v1/models/'):]}' does not exist",
                                           param="model", code="model_not_found"), request_id)
-        elif path == "/v1/chat/completions":
-            self._send_error(RequestError(405, "Method Not Allowed: use POST for /v1/chat/completions."),
-                             request_id)
+        elif path in ("/v1/chat/completions", messages_api.MESSAGES_PATH):
+            self._send_error(RequestError(405, f"Method Not Allowed: use POST for {path}."), request_id)
         else:
             self._not_found(request_id)
 
@@ -430,6 +432,9 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, OSError):
             self.close_connection = True
             self._send_error(RequestError(400, "Could not read the request body."), request_id)
+            return
+        if self._path() == messages_api.MESSAGES_PATH:
+            self._messages(raw, request_id)
             return
         if self._path() != "/v1/chat/completions":
             self._not_found(request_id)
@@ -454,6 +459,28 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(200, completion_body(completion), request_id)
 
+    def _messages(self, raw: bytes, request_id: str) -> None:
+        """``/v1/messages``: the same generation, in and out of the Messages wire format."""
+        try:
+            try:
+                request = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise messages_api.MessagesRequestError(400, f"There was an error parsing the body: {exc}") from None
+            completion = generate(self.sim.policy, messages_api.to_chat_request(request), self.sim.seed)
+        except messages_api.MessagesRequestError as err:
+            self._send_json(err.status, err.body(), request_id)
+            return
+        except RequestError as err:
+            self._send_json(err.status, messages_api.error_body(err.status, err.message), request_id)
+            return
+        except Exception as exc:  # a policy bug must become a 500, not a dropped connection
+            self._send_json(500, messages_api.error_body(500, f"The simulated model failed: {exc}"), request_id)
+            return
+        if completion.options["stream"]:
+            self._stream_events(messages_api.message_events(completion), request_id)
+        else:
+            self._send_json(200, messages_api.message_body(completion), request_id)
+
     def do_PUT(self) -> None:  # noqa: N802 - stdlib naming
         self._not_found(self.sim._next_request_id())
 
@@ -467,6 +494,12 @@ class _Handler(BaseHTTPRequestHandler):
         return {"id": model, "object": "model", "created": 0, "owned_by": "agentchaos-simulated"}
 
     def _stream(self, completion: _Completion, request_id: str) -> None:
+        events = ((None, chunk) for chunk in completion_chunks(completion))
+        self._stream_events(events, request_id, done=True)
+
+    def _stream_events(self, events: Iterator[tuple[str | None, dict[str, Any]]], request_id: str, *,
+                       done: bool = False) -> None:
+        """SSE over chunked transfer; ``event:`` lines for named events, ``data: [DONE]`` for chat."""
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
@@ -474,9 +507,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._common_headers(request_id)
         self.end_headers()
         try:
-            for chunk in completion_chunks(completion):
-                self._write_chunk(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
-            self._write_chunk(b"data: [DONE]\n\n")
+            for name, data in events:
+                head = f"event: {name}\n" if name else ""
+                self._write_chunk(f"{head}data: {json.dumps(data, ensure_ascii=False)}\n\n".encode())
+            if done:
+                self._write_chunk(b"data: [DONE]\n\n")
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
@@ -494,7 +529,10 @@ class _Server(ThreadingHTTPServer):
 
 
 class SimulatedModelServer:
-    """An OpenAI-compatible simulated model on loopback, driven by a policy. Use as a context manager.
+    """A simulated model on loopback, driven by a policy. Use as a context manager.
+
+    ``base_url`` is what the ``openai`` SDK takes, ``root_url`` what the ``anthropic`` SDK takes
+    (it appends ``/v1/messages`` itself).
 
     ``gzip_responses`` makes non-streaming replies gzip-encoded when the client accepts it, as
     real providers do, so that code handling encoded bodies can be tested.
@@ -523,7 +561,13 @@ class SimulatedModelServer:
     def base_url(self) -> str:
         if self._httpd is None:
             raise RuntimeError("the simulated model server is not running")
-        return f"http://{self.host}:{self.port}/v1"
+        return f"{self.root_url}/v1"
+
+    @property
+    def root_url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("the simulated model server is not running")
+        return f"http://{self.host}:{self.port}"
 
     def model_ids(self) -> list[str]:
         return [self.policy.name]
