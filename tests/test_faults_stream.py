@@ -13,8 +13,8 @@ import openai
 import pytest
 
 from agentchaos_otel.faults.anthropic import apply_response_fault as anthropic_fault
-from agentchaos_otel.faults.anthropic import assemble_anthropic_message
 from agentchaos_otel.faults.catalog import get_fault
+from agentchaos_otel.faults.messages_stream import assemble_message
 from agentchaos_otel.faults.stream import (
     DONE,
     SSEEvent,
@@ -452,7 +452,7 @@ def anthropic_stream() -> bytes:
 
 
 def test_assemble_anthropic_stream() -> None:
-    body = assemble_anthropic_message(parse_all(anthropic_stream()))
+    body = assemble_message(parse_all(anthropic_stream()))
     assert body["id"] == "msg_014p7gG3wDgGV9EUtLvnow3U" and body["model"] == "claude-sonnet-4-5-20250929"
     assert body["content"] == [
         {"type": "text", "text": "Let me check the weather."},
@@ -467,7 +467,7 @@ def test_cut_anthropic_stream_keeps_the_partial_tool_input_visible() -> None:
     raw = anthropic_stream()
     cut = raw[: raw.index(b"ncisco, CA")]
     cut = cut[: cut.rindex(b"event: content_block_delta")]
-    body = assemble_anthropic_message(parse_all(cut))
+    body = assemble_message(parse_all(cut))
     assert body["content"][1]["input"] == '{"location": "San Fra' and body["stop_reason"] is None
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import json
 import random
-from collections.abc import Iterable
 from typing import Any
 
 from agentchaos_otel.faults import catalog as C
@@ -29,7 +28,6 @@ from agentchaos_otel.faults.llm_response import (
     map_strings,
     truncate_text,
 )
-from agentchaos_otel.faults.stream import SSEEvent
 
 STOP_REASON_OF_FINISH = {"length": "max_tokens", "content_filter": "refusal", "stop": "end_turn",
                          "tool_calls": "tool_use"}
@@ -177,57 +175,3 @@ def apply_response_fault(spec: FaultSpec, body: dict[str, Any], *, rng: random.R
     _blocks(out)
     handler(spec, out, rng=rng)
     return out
-
-
-def assemble_anthropic_message(events: Iterable[SSEEvent]) -> dict[str, Any]:
-    """The Messages body equivalent to a streamed Anthropic response, as far as it was received.
-
-    Lets a streamed ``/v1/messages`` call be annotated like a non-streamed one. A tool_use block
-    whose ``input_json_delta`` fragments do not form valid JSON (the stream was cut) keeps the raw
-    fragment text as its ``input``, so the damage stays visible instead of becoming ``{}``.
-    """
-    message: dict[str, Any] = {"id": None, "type": "message", "role": "assistant", "model": None,
-                               "content": [], "stop_reason": None, "stop_sequence": None, "usage": {}}
-    blocks: dict[int, dict[str, Any]] = {}
-    partial: dict[int, str] = {}
-    for event in events:
-        data = event.json()
-        if not isinstance(data, dict):
-            continue
-        kind = data.get("type")
-        if kind == "message_start" and isinstance(data.get("message"), dict):
-            start = data["message"]
-            message.update({k: v for k, v in start.items() if k != "content"})
-            message["usage"] = dict(start.get("usage") or {})
-        elif kind == "content_block_start" and isinstance(data.get("content_block"), dict):
-            index = int(data.get("index", len(blocks)))
-            blocks[index] = copy.deepcopy(data["content_block"])
-        elif kind == "content_block_delta" and isinstance(data.get("delta"), dict):
-            index = int(data.get("index", 0))
-            block = blocks.setdefault(index, {"type": "text", "text": ""})
-            delta = data["delta"]
-            dtype = delta.get("type")
-            if dtype == "text_delta":
-                block["text"] = str(block.get("text", "")) + str(delta.get("text", ""))
-            elif dtype == "input_json_delta":
-                partial[index] = partial.get(index, "") + str(delta.get("partial_json", ""))
-            elif dtype == "thinking_delta":
-                block["thinking"] = str(block.get("thinking", "")) + str(delta.get("thinking", ""))
-            elif dtype == "signature_delta":
-                block["signature"] = str(delta.get("signature", ""))
-        elif kind == "message_delta":
-            delta = data.get("delta") or {}
-            for key in ("stop_reason", "stop_sequence"):
-                if key in delta:
-                    message[key] = delta[key]
-            if isinstance(data.get("usage"), dict):
-                message["usage"].update({k: v for k, v in data["usage"].items() if v is not None})
-        elif kind == "message_stop":
-            break
-    for index, text in partial.items():
-        try:
-            blocks[index]["input"] = json.loads(text) if text else {}
-        except ValueError:
-            blocks[index]["input"] = text
-    message["content"] = [blocks[i] for i in sorted(blocks)]
-    return message

@@ -234,7 +234,8 @@ def _dumps(value: Any, *, spaced: bool = False) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": ") if spaced else (",", ":"))
 
 
-def _sse(value: Any, *, event: str | None = None, newline: str = "\n", spaced: bool = False) -> bytes:
+def encode_event(value: Any, *, event: str | None = None, newline: str = "\n", spaced: bool = False) -> bytes:
+    """One SSE event carrying ``value`` as JSON; ``newline`` and ``spaced`` copy an upstream's style."""
     head = f"event: {event}{newline}" if event else ""
     return f"{head}data: {_dumps(value, spaced=spaced)}{newline}{newline}".encode()
 
@@ -264,7 +265,7 @@ def render_chat_completion_sse(body: dict[str, Any], *, chunk_chars: int = 16,
         chunk = {**base, "choices": [choice]}
         if include_usage:
             chunk["usage"] = None
-        out.append(_sse(chunk))
+        out.append(encode_event(chunk))
 
     for position, choice in enumerate(body.get("choices") or []):
         index = choice.get("index", position)
@@ -306,7 +307,7 @@ def render_chat_completion_sse(body: dict[str, Any], *, chunk_chars: int = 16,
                       "finish_reason": None})
         emit({"index": index, "delta": {}, "logprobs": None, "finish_reason": choice.get("finish_reason")})
     if include_usage and body.get("usage") is not None:
-        out.append(_sse({**base, "choices": [], "usage": body["usage"]}))
+        out.append(encode_event({**base, "choices": [], "usage": body["usage"]}))
     out.append(DONE)
     return b"".join(out)
 
@@ -378,7 +379,7 @@ class StreamFaulter:
     # -- helpers -------------------------------------------------------------------------------
     def _encode(self, event: SSEEvent, chunk: dict[str, Any]) -> bytes:
         newline = "\r\n" if b"\r\n" in event.raw else "\n"
-        return _sse(chunk, event=event.event, newline=newline, spaced='": ' in event.data)
+        return encode_event(chunk, event=event.event, newline=newline, spaced='": ' in event.data)
 
     def _at_cut_point(self, chunk: dict[str, Any] | None) -> bool:
         if chunk is None:

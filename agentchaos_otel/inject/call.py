@@ -22,10 +22,10 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.faults import anthropic as anthropic_faults
 from agentchaos_otel.faults import http as http_faults
 from agentchaos_otel.faults import llm_response
 from agentchaos_otel.faults import stream as sse
+from agentchaos_otel.inject import wire
 from agentchaos_otel.inject.binding import EpisodeState, FaultRecord, active_state
 from agentchaos_otel.inject.plan import FaultRule
 from agentchaos_otel.trace import annotate, metrics, signals
@@ -82,14 +82,8 @@ def _decode(raw: bytes, encoding: str) -> bytes:
 
 
 def message_digest(provider: str, body: dict[str, Any]) -> str:
-    """Digest of what the agent reads from a completion (ids and timestamps left out).
-
-    Trigger verification compares these before and after a fault: a provider's fresh response id
-    or timestamp must not make an unchanged message look changed.
-    """
-    if provider == A.PROVIDER_ANTHROPIC:
-        return signals.canonical_json_digest([body.get("content"), body.get("stop_reason")])
-    return signals.canonical_json_digest(body.get("choices"))
+    """Digest of what the agent reads from a completion (see ``WireFormat.digest``)."""
+    return wire.for_provider(provider).digest(body)
 
 
 def _rewritten_headers(response: Any, body: bytes) -> list[tuple[bytes, bytes]]:
@@ -106,6 +100,7 @@ class LLMCall:
                  tracer: trace.Tracer) -> None:
         self.request = request
         self.provider = provider
+        self.wire = wire.for_provider(provider)
         self.req = req
         self.state = state
         self.module = http_module(request)
@@ -241,8 +236,6 @@ class LLMCall:
             if encoding and encoding.lower() != "identity":
                 self.skip(f"streamed body with content-encoding {encoding}: passed through unread")
                 return PASSTHROUGH
-            if self.provider != A.PROVIDER_OPENAI:
-                return STREAM  # observed only; stream rewrites speak the OpenAI chunk format
             if self.rule is None and self.state is not None and self.state.wants_stage("response"):
                 return BUFFER_SSE
             return STREAM
@@ -288,14 +281,14 @@ class LLMCall:
             self.response_attrs = {A.RESPONSE_ERROR_MARKER: signals.error_marker(text) or "provider_json"}
             self.span.set_attributes(self.response_attrs)
             return Rewrite(None, raw)
-        original_view = annotate.view(self.provider, body)
-        before = message_digest(self.provider, body)
+        original_view = self.wire.view(body)
+        before = self.wire.digest(body)
         self.span.set_attributes(annotate.original_attributes(original_view, before))
         new_body, delay = self._apply_response_fault(body, before)
         seen = new_body if new_body is not None else body
         if self.state is not None:
             self.state.previous_body = seen
-        seen_view = annotate.view(self.provider, seen)
+        seen_view = self.wire.view(seen)
         self.response_attrs = annotate.response_attributes(seen_view, self.request_tools)
         self.response_attrs.update(signals.argument_grounding(seen_view.tool_calls, self.req.get("messages")))
         self.span.set_attributes(self.response_attrs)
@@ -309,19 +302,17 @@ class LLMCall:
         state = self.state
         if state is None or not state.has_faults or self.rule is not None or not state.wants_stage("response"):
             return None, 0.0
-        is_anthropic = self.provider == A.PROVIDER_ANTHROPIC
-        has_tools = anthropic_faults.has_tool_use(body) if is_anthropic else llm_response.has_tool_calls(body)
-        rule = state.choose("response", self.call_index, has_tool_calls=has_tools)
+        rule = state.choose("response", self.call_index, has_tool_calls=self.wire.has_tool_calls(body))
         if rule is None:
             return None, 0.0
-        apply = anthropic_faults.apply_response_fault if is_anthropic else llm_response.apply_response_fault
         try:
-            new_body = apply(rule.spec, body, rng=state.mutation_rng, previous_body=state.previous_body)
+            new_body = self.wire.apply_response_fault(rule.spec, body, rng=state.mutation_rng,
+                                                      previous_body=state.previous_body)
         except llm_response.FaultNotApplicable as exc:
             state.release(rule)
             self.skip(f"{rule.spec.name} not applicable: {exc}")
             return None, 0.0
-        after = message_digest(self.provider, new_body)
+        after = self.wire.digest(new_body)
         delay = self._delay(rule)
         changed = after != before or (delay > 0 and rule.spec.fault_type == "latency")
         self._record(rule, changed, before, after)
@@ -333,17 +324,15 @@ class LLMCall:
         try:
             parser = sse.SSEParser()
             events = parser.feed(raw) + parser.close()
-            body = sse.assemble_chat_completion(events)
-            before = message_digest(self.provider, body)
-            self.span.set_attributes(annotate.original_attributes(annotate.view_openai(body), before))
+            body = self.wire.assemble_stream(events)
+            before = self.wire.digest(body)
+            self.span.set_attributes(annotate.original_attributes(self.wire.view(body), before))
             new_body, delay = self._apply_response_fault(body, before)
             if self.state is not None:
                 self.state.previous_body = new_body if new_body is not None else body
             if new_body is None:
                 return Rewrite(None, raw, delay)
-            include_usage = any('"usage"' in e.data and '"usage":null' not in e.data.replace(" ", "")
-                                for e in events)
-            out = sse.render_chat_completion_sse(new_body, include_usage=include_usage)
+            out = self.wire.render_stream(new_body, events)
             return Rewrite(_rewritten_headers(response, out)[:-1], out, delay)  # SSE: no content-length
         except Exception as exc:  # fail open
             self.skip(f"injector error on stream: {type(exc).__name__}: {exc}")
@@ -352,7 +341,7 @@ class LLMCall:
     def stream_processor(self, *, observe_original: bool) -> StreamProcessor:
         faulter = None
         if self.rule is not None and self.rule.spec.target == "stream" and self.state is not None:
-            faulter = sse.StreamFaulter(self.rule.spec, self.state.mutation_rng)
+            faulter = self.wire.stream_faulter(self.rule.spec, self.state.mutation_rng)
         return StreamProcessor(self, faulter, observe_original=observe_original)
 
 
@@ -363,7 +352,7 @@ class StreamProcessor:
         self.call = call
         self.delay_scale = call.state.plan.delay_scale if call.state is not None else 1.0
         self.faulter = faulter
-        self.openai = call.provider == A.PROVIDER_OPENAI
+        self.wire = call.wire
         self.up = sse.SSEParser() if (faulter is not None or observe_original) else None
         self.up_events: list[Any] = []
         self.seen = sse.SSEParser()
@@ -443,34 +432,30 @@ class StreamProcessor:
         self.finished = True
         call = self.call
         try:
-            if self.faulter is not None and call.rule is not None:
-                up_body = sse.assemble_chat_completion(self.up_events) if self.openai else {}
-                before = message_digest(call.provider, up_body)
-                call.span.set_attributes(annotate.original_attributes(annotate.view_openai(up_body), before))
-                changed = bool(getattr(self.faulter, "changed", True))
-                seen_body = sse.assemble_chat_completion(self.seen_events)
-                call._record(call.rule, changed, before, message_digest(call.provider, seen_body))
             self.seen_events.extend(self.seen.close())
+            if self.faulter is not None and call.rule is not None:
+                up_body = self.wire.assemble_stream(self.up_events)
+                before = self.wire.digest(up_body)
+                call.span.set_attributes(annotate.original_attributes(self.wire.view(up_body), before))
+                changed = bool(getattr(self.faulter, "changed", True))
+                seen_body = self.wire.assemble_stream(self.seen_events)
+                call._record(call.rule, changed, before, self.wire.digest(seen_body))
             attrs: dict[str, Any] = {
                 A.RESPONSE_STREAM_CHUNKS: self.chunks,
-                A.RESPONSE_STREAM_DONE: any(e.data.strip() == "[DONE]" for e in self.seen_events),
+                A.RESPONSE_STREAM_DONE: any(self.wire.stream_ended(e) for e in self.seen_events),
                 A.RESPONSE_MAX_CHUNK_GAP_MS: round(self.max_gap * 1000.0, 3),
             }
             if not self.broken:
-                if self.openai:
-                    body = sse.assemble_chat_completion(self.seen_events)
-                else:
-                    body = anthropic_faults.assemble_anthropic_message(self.seen_events)
+                body = self.wire.assemble_stream(self.seen_events)
                 if self.faulter is None and call.state is not None:
                     call.state.previous_body = body
-                seen_view = annotate.view(call.provider, body)
+                seen_view = self.wire.view(body)
                 call.response_attrs = annotate.response_attributes(seen_view, call.request_tools)
                 call.response_attrs.update(signals.argument_grounding(seen_view.tool_calls,
                                                                       call.req.get("messages")))
                 attrs.update(call.response_attrs)
                 if self.faulter is None and call.rule is None:
-                    call.span.set_attributes(annotate.original_attributes(
-                        seen_view, message_digest(call.provider, body)))
+                    call.span.set_attributes(annotate.original_attributes(seen_view, self.wire.digest(body)))
             call.span.set_attributes(attrs)
         except Exception as exc:
             call.skip(f"stream annotation error: {type(exc).__name__}: {exc}")
