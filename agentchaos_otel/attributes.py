@@ -27,6 +27,7 @@ GEN_AI_TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
 GEN_AI_TOOL_CALL_RESULT = "gen_ai.tool.call.result"
 GEN_AI_INPUT_MESSAGES = "gen_ai.input.messages"
 GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages"
+GEN_AI_SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions"
 SERVER_ADDRESS = "server.address"
 SERVER_PORT = "server.port"
 ERROR_TYPE = "error.type"
@@ -49,6 +50,11 @@ GEN_AI_TOKEN_TYPE = "gen_ai.token.type"
 
 # --- Ours -------------------------------------------------------------------------------------
 STEP = "agentchaos.step"
+# One step seen through two instrumentations (an SDK-level span and our HTTP-attempt span under
+# it): the inner span names the enclosing one, which counts the attempts it encloses. Views count
+# the inner spans as the steps, the enclosing one carries a mirror of their attributes.
+STEP_WRAPPER_SPAN_ID = "agentchaos.step.wrapper_span_id"
+STEP_WRAPPED_ATTEMPTS = "agentchaos.step.wrapped_attempts"
 TASK_ID = "agentchaos.task.id"
 CONDITION = "agentchaos.condition"
 SEED = "agentchaos.seed"
@@ -124,6 +130,8 @@ PREDICTOR_ALARM = "agentchaos.predictor.alarm"
 
 # --- Span and event names ---------------------------------------------------------------------
 EVENT_INJECTOR_SKIP = "agentchaos.injector.skipped"
+# Zero-code: why the AGENTCHAOS_* settings were refused (the application then runs without faults).
+INJECTOR_REFUSED = "agentchaos.injector.refused"
 EVENT_FAULT_APPLIED = "agentchaos.fault.applied"
 EVENT_ANNOTATOR_ERROR = "agentchaos.annotator.error"
 EVENT_FAILURE_PREDICTED = "failure_predicted"
@@ -184,6 +192,9 @@ LLM_OPERATIONS = (OP_CHAT, OP_TEXT_COMPLETION, OP_GENERATE_CONTENT)
 OI_KIND_LLM = "LLM"
 OI_KIND_TOOL = "TOOL"
 OI_KIND_AGENT = "AGENT"
+# OpenLLMetry (traceloop) marks its LLM spans with this; values chat / completion.
+LLM_REQUEST_TYPE = "llm.request.type"
+LLM_REQUEST_TYPES = ("chat", "completion")
 # Fallback names seen in traces from other instrumentations (older GenAI conventions, OpenInference).
 GEN_AI_SYSTEM = "gen_ai.system"
 OI_LLM_PROVIDER = "llm.provider"

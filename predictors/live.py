@@ -38,22 +38,21 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.store.model import StepRecord
+from agentchaos_otel.trace.kinds import step_kind
 from predictors.features import OBSERVED_KEYS, FeatureState
 from predictors.model import FailurePredictor
 
 log = logging.getLogger(__name__)
 
 def span_step_kind(name: str, attributes: Any) -> str | None:
-    """'llm', 'tool' or None, by the same rule as the store's ``steps`` view (so both see the same steps)."""
-    if not attributes:
+    """'llm', 'tool' or None, by the same rule as the store's ``steps`` view (so both see the same steps).
+
+    A span that encloses our span of the same step (another instrumentation's span around the
+    SDK call, see ``trace.processors``) is not a step of its own: the span under it is.
+    """
+    if attributes and attributes.get(A.STEP_WRAPPED_ATTEMPTS):
         return None
-    op = attributes.get(A.GEN_AI_OPERATION_NAME)
-    oi_kind = str(attributes.get(A.OI_SPAN_KIND) or "").upper()
-    if op in A.LLM_OPERATIONS or oi_kind == A.OI_KIND_LLM:
-        return "llm"
-    if op == A.OP_EXECUTE_TOOL or oi_kind == A.OI_KIND_TOOL:
-        return "tool"
-    return None
+    return step_kind(attributes)
 
 
 def is_episode_root(attributes: Any) -> bool:

@@ -146,7 +146,9 @@ def test_rootless_trace_and_exception_events(tmp_path: Path) -> None:
     assert [(s["step"], s["name"]) for s in steps] == [(0, "chat a"), (1, "text b")]
     assert steps[1]["error_type"] == "TimeoutError" and steps[0]["error_type"] is None
     (ep,) = rows(db, "SELECT * FROM episodes")
-    assert ep["span_id"] is None and ep["task_id"] is None and ep["n_llm_calls"] == 2
+    (root,) = rows(db, "SELECT span_id FROM spans WHERE name = 'handle_request'")
+    assert ep["span_id"] == root["span_id"], "the application's root span is the episode's root"
+    assert ep["task_id"] is None and ep["n_llm_calls"] == 2
 
 
 def test_nested_agent_is_not_an_episode(tmp_path: Path) -> None:

@@ -4,6 +4,11 @@ One process can run many agent tasks at once (asyncio tasks, threads); each need
 random stream, call counter and step numbering. A ``ContextVar`` gives exactly that isolation:
 asyncio tasks copy the context when created, new threads start from an empty one, so an episode
 opened in one task is invisible to every other task.
+
+Without ``episode()`` (zero-code), the process-wide plan is bound per root trace instead: the
+episode processor registers a fresh state for each root span of the application
+(``bind_trace``), found again from the OTel context of every call in that trace, so each root
+trace has its own schedule and step numbering.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import threading
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any
+
+from opentelemetry import trace
 
 from agentchaos_otel.faults.catalog import LOOP_GUARD_CALLS
 from agentchaos_otel.inject.plan import NO_FAULTS, FaultRule, Plan
@@ -65,6 +72,11 @@ class EpisodeState:
     scratch: dict[str, Any] = field(default_factory=dict)
     fault_log: list[FaultRecord] = field(default_factory=list)
     previous_body: Any = None
+
+    def fresh(self) -> EpisodeState:
+        """A new state with the same plan, seed and task: counters, schedule and log start over."""
+        return EpisodeState(task_id=self.task_id, plan=self.plan, seed=self.seed, condition=self.condition,
+                            agent_name=self.agent_name)
 
     def __post_init__(self) -> None:
         self.experiment = self.plan.experiment_for(self.task_id, self.seed)
@@ -144,6 +156,7 @@ class EpisodeState:
 
 _current: ContextVar[EpisodeState | None] = ContextVar("agentchaos_episode", default=None)
 _process_default: EpisodeState | None = None
+_by_trace: dict[int, EpisodeState] = {}
 
 
 def current_episode() -> EpisodeState | None:
@@ -152,8 +165,28 @@ def current_episode() -> EpisodeState | None:
 
 
 def active_state() -> EpisodeState | None:
-    """The episode of this task, else the process-wide plan set by ``configure``/``instrument``."""
-    return _current.get() or _process_default
+    """The episode of this task, else of the current root trace, else the process-wide plan."""
+    state = _current.get()
+    if state is None and _by_trace:
+        ctx = trace.get_current_span().get_span_context()
+        state = _by_trace.get(ctx.trace_id) if ctx.is_valid else None
+    return state or _process_default
+
+
+def process_default() -> EpisodeState | None:
+    return _process_default
+
+
+def trace_state(trace_id: int) -> EpisodeState | None:
+    return _by_trace.get(trace_id)
+
+
+def bind_trace(trace_id: int, state: EpisodeState) -> None:
+    _by_trace[trace_id] = state
+
+
+def unbind_trace(trace_id: int) -> None:
+    _by_trace.pop(trace_id, None)
 
 
 def bind(state: EpisodeState) -> Token[EpisodeState | None]:

@@ -2,8 +2,19 @@
 
 Only raw spans are stored; everything analysis reads (LLM calls, tool calls, steps, episodes,
 ground truth) is a view, so fixing a view fixes every existing file. View SQL is generated from
-the names in `attributes.py` so the store and the span writers cannot drift apart, and GenAI and
-OpenInference names are coalesced here once instead of in every consumer.
+the names in `attributes.py` so the store and the span writers cannot drift apart, and GenAI,
+OpenInference and OpenLLMetry names are coalesced here once instead of in every consumer.
+
+Whoever traced it, one HTTP attempt is one LLM call (``trace/processors.py`` explains the
+pairing): an LLM or tool span that encloses another span of the same role (directly, or named
+by the inner span's ``agentchaos.step.wrapper_span_id``) is a *wrapper*, another
+instrumentation's view of the same step, and is left out of ``steps``, ``llm_calls``,
+``tool_calls``, the episode counts and ``injected_faults``; the spans under it are the steps. A
+foreign LLM span with nothing under it is itself the call.
+
+Episodes are the ``invoke_agent`` roots of their traces; a trace without one is one episode
+too, rooted at its root span when that span is not itself a step (the application's root span
+under zero-code, which our processor marks with condition and seed).
 """
 
 from __future__ import annotations
@@ -116,7 +127,8 @@ def _view_sql() -> dict[str, str]:
     op = _str(A.GEN_AI_OPERATION_NAME)
     oi_kind = f"upper({_str(A.OI_SPAN_KIND)})"
     role = (
-        f"CASE WHEN {op} IN {_in(A.LLM_OPERATIONS)} OR {oi_kind} = '{A.OI_KIND_LLM}' THEN 'llm' "
+        f"CASE WHEN {op} IN {_in(A.LLM_OPERATIONS)} OR {oi_kind} = '{A.OI_KIND_LLM}' "
+        f"OR {_str(A.LLM_REQUEST_TYPE)} IN {_in(A.LLM_REQUEST_TYPES)} THEN 'llm' "
         f"WHEN {op} = '{A.OP_EXECUTE_TOOL}' OR {oi_kind} = '{A.OI_KIND_TOOL}' THEN 'tool' "
         f"WHEN {op} = '{A.OP_INVOKE_AGENT}' OR {oi_kind} = '{A.OI_KIND_AGENT}' THEN 'agent' END"
     )
@@ -130,13 +142,31 @@ def _view_sql() -> dict[str, str]:
 SELECT s.*, {role} AS role FROM spans s
 """
 
-    # Episode roots: agent spans whose parent is not in the trace (nested sub-agents are not roots).
+    # Another instrumentation's span around one of our steps (see the module docstring).
+    views["wrapper_spans"] = f"""
+SELECT DISTINCT p.trace_id, p.span_id
+FROM span_roles p JOIN span_roles c
+  ON c.trace_id = p.trace_id AND c.role = p.role AND c.span_id <> p.span_id
+ AND (c.parent_span_id = p.span_id OR {_str(A.STEP_WRAPPER_SPAN_ID, col='c.attributes')} = p.span_id)
+WHERE p.role IN ('llm', 'tool')
+"""
+
+    # Spans whose parent is not in the trace.
+    views["trace_roots"] = """
+SELECT r.* FROM span_roles r
+WHERE r.parent_span_id IS NULL OR NOT EXISTS (
+      SELECT 1 FROM spans p WHERE p.trace_id = r.trace_id AND p.span_id = r.parent_span_id)
+"""
+
+    # Episode roots: agent spans that are trace roots (nested sub-agents are not roots); in a trace
+    # without one that has steps, its root span if that is no step itself (zero-code episodes).
     views["agent_roots"] = f"""
-SELECT r.*, {_str(A.TASK_ID)} AS task_id
-FROM span_roles r
-WHERE r.role = 'agent'
-  AND (r.parent_span_id IS NULL OR NOT EXISTS (
-        SELECT 1 FROM spans p WHERE p.trace_id = r.trace_id AND p.span_id = r.parent_span_id))
+SELECT r.*, {_str(A.TASK_ID)} AS task_id FROM trace_roots r WHERE r.role = 'agent'
+UNION ALL
+SELECT r.*, {_str(A.TASK_ID)} AS task_id FROM trace_roots r
+WHERE r.role IS NULL
+  AND NOT EXISTS (SELECT 1 FROM trace_roots a WHERE a.trace_id = r.trace_id AND a.role = 'agent')
+  AND EXISTS (SELECT 1 FROM span_roles s WHERE s.trace_id = r.trace_id AND s.role IN ('llm', 'tool'))
 """
 
     # LLM and tool spans with their step number and common columns.
@@ -160,6 +190,7 @@ FROM span_roles r
 LEFT JOIN (SELECT trace_id, min(task_id) AS task_id FROM agent_roots GROUP BY trace_id) root
        ON root.trace_id = r.trace_id
 WHERE r.role IN ('llm', 'tool')
+  AND NOT EXISTS (SELECT 1 FROM wrapper_spans w WHERE w.trace_id = r.trace_id AND w.span_id = r.span_id)
 """
 
     views["steps"] = """
@@ -256,6 +287,7 @@ SELECT r.trace_id,
 FROM span_roles r
 LEFT JOIN step_spans st ON st.trace_id = r.trace_id AND st.span_id = r.span_id
 WHERE {_bool(A.FAULT_INJECTED, col='r.attributes')}
+  AND NOT EXISTS (SELECT 1 FROM wrapper_spans w WHERE w.trace_id = r.trace_id AND w.span_id = r.span_id)
 """
     return views
 
