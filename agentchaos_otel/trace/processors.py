@@ -135,9 +135,8 @@ class EpisodeSpanProcessor(SpanProcessor):
         binding.bind_trace(trace_id, state)
         with self._lock:
             self._roots.add(trace_id)
-        attrs: dict[str, Any] = {A.SEED: state.seed, A.FAULT_EXPERIMENT: state.experiment.name}
-        if state.condition is not None:
-            attrs[A.CONDITION] = state.condition
+        attrs: dict[str, Any] = {A.SEED: state.seed, A.FAULT_EXPERIMENT: state.experiment.name,
+                                 A.CONDITION: state.condition or state.plan.name}
         if state.task_id is not None:
             attrs[A.TASK_ID] = state.task_id
         span.set_attributes(attrs)
