@@ -18,6 +18,7 @@ from typing import Any
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.store.model import EpisodeTrace, StepRecord
+from agentchaos_otel.trace import messages as genai_messages
 from agentchaos_otel.trace import signals
 
 CONNECTION_ERRORS = frozenset({
@@ -145,15 +146,9 @@ def _json(v: Any) -> Any:
 
 def _output_message(attrs: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]], list[str]] | None:
     """(text, tool calls, finish reasons) from captured output content, GenAI or OpenInference."""
-    msgs = _json(attrs.get(A.GEN_AI_OUTPUT_MESSAGES))
-    if isinstance(msgs, list) and msgs and isinstance(msgs[-1], dict):
-        m = msgs[-1]
-        text = m.get("content")
-        if isinstance(text, list):  # parts form
-            text = "".join(str(p.get("content") or p.get("text") or "") for p in text if isinstance(p, dict))
-        calls = [c for c in m.get("tool_calls") or [] if isinstance(c, dict)]
-        fr = [str(m["finish_reason"])] if m.get("finish_reason") else []
-        return (text if isinstance(text, str) else None), calls, fr
+    captured = genai_messages.read_output(attrs.get(A.GEN_AI_OUTPUT_MESSAGES))  # conventions' or wire format
+    if captured is not None:
+        return captured
     prefix = A.OI_LLM_OUTPUT_MESSAGES_PREFIX
     oi = {k[len(prefix):]: v for k, v in attrs.items() if k.startswith(prefix)}
     if oi:
@@ -203,8 +198,8 @@ def _derive_llm(attrs: dict[str, Any]) -> dict[str, Any]:
                                         (c.get("function") or {}).get("arguments")] for c in calls]}))
     if fr and not attrs.get(A.GEN_AI_RESPONSE_FINISH_REASONS):
         derived[A.GEN_AI_RESPONSE_FINISH_REASONS] = fr
-    inputs = _json(attrs.get(A.GEN_AI_INPUT_MESSAGES))
-    if isinstance(inputs, list) and A.RESPONSE_TOOL_ARGS_UNGROUNDED not in attrs:
+    inputs = genai_messages.read_input(attrs.get(A.GEN_AI_INPUT_MESSAGES))
+    if inputs is not None and A.RESPONSE_TOOL_ARGS_UNGROUNDED not in attrs:
         derived.update(signals.argument_grounding(calls, inputs))
     return derived
 

@@ -2,7 +2,8 @@
 
 Works on parsed JSON of the OpenAI chat-completions and Anthropic Messages formats, normalised
 to one small view (text, tool calls, finish reasons, usage) so signals are computed the same way
-for both. Message content is only copied onto spans when the GenAI content-capture setting asks.
+for both. Message content is only copied onto spans when the GenAI content-capture setting asks,
+in the conventions' message format (``trace.messages``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.trace import messages as genai_messages
 from agentchaos_otel.trace import signals
 
 
@@ -94,7 +96,10 @@ def request_attributes(provider: str, req: dict[str, Any]) -> dict[str, Any]:
     attrs[A.REQUEST_TOOL_COUNT] = len(req.get("tools") or [])
     attrs[A.REQUEST_DIGEST] = signals.canonical_json_digest(messages)
     if content_capture_enabled():
-        attrs[A.GEN_AI_INPUT_MESSAGES] = json.dumps(messages, ensure_ascii=False)
+        inputs, instructions = genai_messages.input_messages(provider, req)
+        attrs[A.GEN_AI_INPUT_MESSAGES] = json.dumps(inputs, ensure_ascii=False)
+        if instructions:
+            attrs[A.GEN_AI_SYSTEM_INSTRUCTIONS] = json.dumps(instructions, ensure_ascii=False)
     return attrs
 
 
@@ -150,9 +155,7 @@ def response_attributes(v: ResponseView, request_tools: list[dict[str, Any]] | N
         for c in v.tool_calls]})
     attrs.update(entropy_attributes(v.logprobs))
     if content_capture_enabled():
-        message: dict[str, Any] = {"role": "assistant", "content": v.text}
-        if v.tool_calls:
-            message["tool_calls"] = v.tool_calls
+        message = genai_messages.output_message(v.text, v.tool_calls, v.finish_reasons)
         attrs[A.GEN_AI_OUTPUT_MESSAGES] = json.dumps([message], ensure_ascii=False)
     return attrs
 
