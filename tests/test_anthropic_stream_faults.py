@@ -135,3 +135,21 @@ def test_stream_faulter_passes_unknown_events_through_byte_identical() -> None:
     odd = b": keep-alive\n\nevent: ping\ndata: {\"type\": \"ping\"}\n\nevent: custom\ndata: not json\n\n"
     assert b"".join(b for e in parser.feed(odd) for b in faulter.process(e)) == odd
     assert not faulter.changed
+
+
+def test_a_fault_with_nothing_to_act_on_records_no_change(mode_server: Any, memory_tracing: Any) -> None:
+    provider, exporter = memory_tracing
+    clean = _stream_once(mode_server.root_url, provider, None, "TEXT")
+    exporter.clear()
+    seen = _stream_once(mode_server.root_url, provider, "stream_drop_tool_calls", "TEXT")
+    span = _chat_span(exporter)
+    assert seen == clean and span.attributes[A.FAULT_CHANGED] is False
+    assert span.attributes[A.FAULT_DIGEST_BEFORE] == span.attributes[A.FAULT_DIGEST_AFTER]
+
+
+def test_simulated_messages_api_refuses_like_the_real_one(mode_server: Any) -> None:
+    with anthropic.Anthropic(base_url=mode_server.root_url, api_key="k", max_retries=0,
+                             open_telemetry=False) as client:
+        with pytest.raises(anthropic.BadRequestError) as info:
+            client.messages.create(model=MODEL, max_tokens=0, messages=[{"role": "user", "content": "TEXT 1"}])
+    assert info.value.body["type"] == "error" and info.value.body["error"]["type"] == "invalid_request_error"

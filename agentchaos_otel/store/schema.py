@@ -143,12 +143,16 @@ SELECT s.*, {role} AS role FROM spans s
 """
 
     # Another instrumentation's span around one of our steps (see the module docstring).
+    # Two equi-joins rather than one join on an OR, so DuckDB hashes instead of comparing pairs.
     views["wrapper_spans"] = f"""
-SELECT DISTINCT p.trace_id, p.span_id
+SELECT p.trace_id, p.span_id
 FROM span_roles p JOIN span_roles c
-  ON c.trace_id = p.trace_id AND c.role = p.role AND c.span_id <> p.span_id
- AND (c.parent_span_id = p.span_id OR {_str(A.STEP_WRAPPER_SPAN_ID, col='c.attributes')} = p.span_id)
+  ON c.trace_id = p.trace_id AND c.parent_span_id = p.span_id AND c.role = p.role
 WHERE p.role IN ('llm', 'tool')
+UNION
+SELECT c.trace_id, {_str(A.STEP_WRAPPER_SPAN_ID, col='c.attributes')} AS span_id
+FROM span_roles c
+WHERE c.role IN ('llm', 'tool') AND {_str(A.STEP_WRAPPER_SPAN_ID, col='c.attributes')} IS NOT NULL
 """
 
     # Spans whose parent is not in the trace.
