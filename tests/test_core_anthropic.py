@@ -74,11 +74,16 @@ def anthropic_url() -> Iterator[str]:
     server.server_close()
 
 
+# a model calls only tools the request declares (the injector relies on it to skip guarded faults)
+_WEATHER_TOOL = {"name": "get_weather", "description": "Current weather",
+                 "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}
+
+
 def _post(url: str, provider: Any, plan: str, text: str) -> httpx2.Response:
     with httpx2.Client(transport=ChaosTransport(httpx2.HTTPTransport(), tracer_provider=provider)) as client:
         with episode("anth", plan=plan, tracer_provider=provider):
             return client.post(url, headers={"anthropic-version": "2023-06-01", "x-api-key": "sk-ant-secret"},
-                               json={"model": "claude-sim", "max_tokens": 100,
+                               json={"model": "claude-sim", "max_tokens": 100, "tools": [_WEATHER_TOOL],
                                      "messages": [{"role": "user", "content": text}]})
 
 
@@ -101,7 +106,7 @@ def test_tool_fault_on_anthropic_tool_use(anthropic_url: str, memory_tracing: An
     assert block["input"] == {"wrong_param": "unexpected_value"}
     (span,) = [s for s in exporter.get_finished_spans() if s.name.startswith("chat")]
     assert span.attributes[A.RESPONSE_TOOL_CALL_COUNT] == 1
-    assert span.attributes[A.RESPONSE_TOOL_ARGS_SCHEMA_VALID] is True  # no tools declared in the request
+    assert span.attributes[A.RESPONSE_TOOL_ARGS_SCHEMA_VALID] is False  # wrong_param is not in the schema
 
 
 def test_http_fault_uses_anthropic_error_shape(anthropic_url: str, memory_tracing: Any) -> None:

@@ -3,7 +3,9 @@
 One process can run many agent tasks at once (asyncio tasks, threads); each needs its own plan,
 random stream, call counter and step numbering. A ``ContextVar`` gives exactly that isolation:
 asyncio tasks copy the context when created, new threads start from an empty one, so an episode
-opened in one task is invisible to every other task.
+opened in one task is invisible to every other task. Work an episode hands to a worker thread
+is the exception that belongs to it: ``threads`` carries the binding over while the injector is
+installed.
 
 Without ``episode()`` (zero-code), the process-wide plan is bound per root trace instead: the
 episode processor registers a fresh state for each root span of the application
@@ -116,21 +118,48 @@ class EpisodeState:
     def wants_stage(self, stage: str) -> bool:
         return any(STAGE_OF_TARGET.get(r.spec.target) == stage for r in self._rules)
 
+    @staticmethod
+    def _applies(rule: FaultRule, stage: str, call_index: int, has_tool_calls: bool | None,
+                 streaming: bool) -> bool:
+        """The plan-side filters of a rule for this call; ``has_tool_calls=None`` means not known yet."""
+        spec = rule.spec
+        if STAGE_OF_TARGET.get(spec.target) != stage:
+            return False
+        if rule.on_call is not None and call_index != rule.on_call:
+            return False
+        if spec.target == "stream" and not streaming:
+            return False
+        if spec.guard and spec.target == "content" and has_tool_calls:
+            return False
+        if spec.guard and spec.target == "tool_calls" and has_tool_calls is False:
+            return False
+        return True
+
+    def could_fire(self, stage: str, call_index: int, *, has_tool_calls: bool | None = None,
+                   streaming: bool = False) -> bool:
+        """Whether ``choose`` might pick a rule for this call, without advancing the schedule.
+
+        The transport asks this before deciding to hold a response back: reading a stream whole
+        is only worth its cost (latency, memory) when a fault can still fire on it. A rule that is
+        spent, bound to another call, or guarded out by what is already known cannot. A rule with
+        a probability can, whatever its seeded draw will say.
+        """
+        with self._lock:
+            for i, rule in enumerate(self._rules):
+                if not self._applies(rule, stage, call_index, has_tool_calls, streaming):
+                    continue
+                if rule.max_fires is not None and self._rule_state[i].fired >= rule.max_fires:
+                    continue
+                if rule.probability > 0.0:
+                    return True
+        return False
+
     def choose(self, stage: str, call_index: int, *, has_tool_calls: bool | None = None,
                streaming: bool = False) -> FaultRule | None:
         """Pick at most one fault for this call at this stage, advancing the schedule."""
         with self._lock:
             for i, rule in enumerate(self._rules):
-                spec = rule.spec
-                if STAGE_OF_TARGET.get(spec.target) != stage:
-                    continue
-                if rule.on_call is not None and call_index != rule.on_call:
-                    continue
-                if spec.target == "stream" and not streaming:
-                    continue
-                if spec.guard and spec.target == "content" and has_tool_calls:
-                    continue
-                if spec.guard and spec.target == "tool_calls" and not has_tool_calls:
+                if not self._applies(rule, stage, call_index, has_tool_calls, streaming):
                     continue
                 state = self._rule_state[i]
                 state.eligible += 1
@@ -189,7 +218,8 @@ def unbind_trace(trace_id: int) -> None:
     _by_trace.pop(trace_id, None)
 
 
-def bind(state: EpisodeState) -> Token[EpisodeState | None]:
+def bind(state: EpisodeState | None) -> Token[EpisodeState | None]:
+    """Bind ``state`` (None: explicitly no episode, e.g. for a pooled worker thread's next task)."""
     return _current.set(state)
 
 

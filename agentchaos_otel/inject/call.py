@@ -8,11 +8,9 @@ provider's bytes unchanged and the span gets an ``agentchaos.injector.skipped`` 
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 import time
-import zlib
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -22,6 +20,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.codecs import TooLarge, bounded_decompress
 from agentchaos_otel.faults import http as http_faults
 from agentchaos_otel.faults import llm_response
 from agentchaos_otel.faults import stream as sse
@@ -33,7 +32,11 @@ from agentchaos_otel.trace import annotate, metrics, signals
 MAX_INSPECT_BYTES = 8 * 1024 * 1024
 _DROP_ON_REWRITE = ("content-length", "content-encoding", "transfer-encoding")
 
+# How the transport handles a response body. BUFFER_* read it whole first because a fault may
+# rewrite it; every other mode lets the bytes flow to the agent as they arrive and only observes.
 PASSTHROUGH, BUFFER_JSON, BUFFER_SSE, STREAM = "passthrough", "buffer_json", "buffer_sse", "stream"
+OBSERVE_JSON = "observe_json"
+BUFFERED = (BUFFER_JSON, BUFFER_SSE)
 
 
 def http_module(request: Any) -> ModuleType:
@@ -67,18 +70,25 @@ class Rewrite:
     delay: float = 0.0
 
 
-def _decode(raw: bytes, encoding: str) -> bytes:
-    encoding = encoding.strip().lower()
-    if encoding in ("", "identity"):
-        return raw
-    if encoding in ("gzip", "x-gzip"):
-        return gzip.decompress(raw)
-    if encoding == "deflate":
-        try:
-            return zlib.decompress(raw)
-        except zlib.error:
-            return zlib.decompress(raw, -zlib.MAX_WBITS)
-    raise ValueError(f"unsupported content-encoding {encoding!r}")
+@dataclass
+class Buffered:
+    """What the transport sends after reading a body whole (sans I/O, so sync and async agree).
+
+    ``head`` goes first; if the read stopped early, the rest of the upstream body follows, or the
+    read error is raised exactly where the agent would have met it without us. With ``proc``
+    None, ``head`` is the complete body and the span has already ended.
+    """
+
+    head: list[bytes]
+    headers: list[tuple[bytes, bytes]] | None = None  # None: the original headers
+    proc: Any = None
+    delay: float = 0.0
+
+
+def _sse_done(raw: bytes) -> bool:
+    """The stream reached a complete ``[DONE]``: the SDKs stop reading there."""
+    parser = sse.SSEParser()
+    return any(e.is_done and e.complete for e in parser.feed(raw) + parser.close())
 
 
 def message_digest(provider: str, body: dict[str, Any]) -> str:
@@ -94,7 +104,10 @@ def _rewritten_headers(response: Any, body: bytes) -> list[tuple[bytes, bytes]]:
 
 
 class LLMCall:
-    """State of one intercepted call from request to the end of its (possibly streamed) response."""
+    """State of one intercepted call from request to the end of its (possibly streamed) response.
+
+    ``req`` is the request as ``annotate.normalise_request`` reads it, never the raw body.
+    """
 
     def __init__(self, request: Any, provider: str, req: dict[str, Any], state: EpisodeState | None,
                  tracer: trace.Tracer) -> None:
@@ -104,8 +117,8 @@ class LLMCall:
         self.req = req
         self.state = state
         self.module = http_module(request)
-        self.streaming = bool(req.get("stream"))
-        self.request_tools = req.get("tools") if isinstance(req.get("tools"), list) else None
+        self.streaming = req["stream"]
+        self.request_tools = req.get("tools")
         self.call_index = state.begin_call() if state is not None else 0
         self.rule: FaultRule | None = None
         self._ended = False
@@ -113,6 +126,8 @@ class LLMCall:
         self._started = time.perf_counter()
         self.response_attrs: dict[str, Any] = {}
         self.status_code: int | None = None
+        self.received_bytes = 0
+        self.received_chunks = 0
         url = request.url
         start_attrs = annotate.request_attributes(provider, req)
         start_attrs[A.SERVER_ADDRESS] = url.host
@@ -125,16 +140,21 @@ class LLMCall:
     # -- lifecycle -------------------------------------------------------------------------------
     @classmethod
     def start(cls, request: Any, tracer: trace.Tracer) -> LLMCall | None:
+        """An LLMCall for a request to an LLM endpoint, whatever its body; None for other requests."""
         provider = recognise(request)
         if provider is None:
             return None
+        problem = ""
         try:
-            req = json.loads(request.content or b"{}")
-        except (ValueError, UnicodeDecodeError, RuntimeError):
-            req = None
-        if not isinstance(req, dict):
-            return None
-        return cls(request, provider, req, active_state(), tracer)
+            body = json.loads(request.content or b"{}")
+        except (ValueError, UnicodeDecodeError, RuntimeError) as exc:  # RuntimeError: unread or too deep
+            body, problem = None, f"request body is not JSON ({type(exc).__name__})"
+        if body is not None and not isinstance(body, dict):
+            problem = "request body is not a JSON object"
+        call = cls(request, provider, annotate.normalise_request(body), active_state(), tracer)
+        if problem:
+            call.skip(problem)
+        return call
 
     def activate(self) -> None:
         self._token = otel_context.attach(trace.set_span_in_context(self.span))
@@ -151,6 +171,9 @@ class LLMCall:
         if self._ended:
             return
         self._ended = True
+        if self.status_code is not None:  # a provider response arrived: say how much of its body
+            self.span.set_attributes({A.RESPONSE_BODY_BYTES: self.received_bytes,
+                                      A.RESPONSE_BODY_CHUNKS: self.received_chunks})
         if status_code is not None:
             self.span.set_attribute(A.RESPONSE_STATUS_CODE, status_code)
             if status_code >= 400 and error_type is None:
@@ -164,7 +187,12 @@ class LLMCall:
 
     def fail(self, exc: BaseException) -> None:
         self.span.record_exception(exc)
-        self.end(error_type=type(exc).__name__)
+        self.end(status_code=self.status_code, error_type=type(exc).__name__)
+
+    def count_received(self, chunk: bytes) -> None:
+        """One read of the provider's body (called by the transport as bytes arrive)."""
+        self.received_bytes += len(chunk)
+        self.received_chunks += 1
 
     # -- fault bookkeeping -----------------------------------------------------------------------
     def _record(self, rule: FaultRule, changed: bool, before: str, after: str, detail: str = "") -> None:
@@ -236,36 +264,83 @@ class LLMCall:
             if encoding and encoding.lower() != "identity":
                 self.skip(f"streamed body with content-encoding {encoding}: passed through unread")
                 return PASSTHROUGH
-            if self.rule is None and self.state is not None and self.state.wants_stage("response"):
+            if self.response_fault_possible():
                 return BUFFER_SSE
             return STREAM
         length = response.headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > MAX_INSPECT_BYTES:
             self.skip(f"body of {length} bytes exceeds the {MAX_INSPECT_BYTES}-byte inspection limit")
             return PASSTHROUGH
-        return BUFFER_JSON
+        return BUFFER_JSON if self.response_fault_possible() else OBSERVE_JSON
+
+    def response_fault_possible(self) -> bool:
+        """Whether a response-stage fault can still fire on this call (else nothing is held back)."""
+        state = self.state
+        if state is None or self.rule is not None or not state.has_faults:
+            return False
+        # a model cannot call tools the request did not declare: tool-call faults are guarded out
+        return state.could_fire("response", self.call_index,
+                                has_tool_calls=None if self.request_tools else False)
 
     def finish_passthrough(self, response: Any) -> None:
         self.end(status_code=response.status_code)
 
-    def process_json(self, response: Any, raw: bytes) -> Rewrite:
+    def already_read(self, response: Any) -> Any:
+        """A response the wrapped transport consumed itself: it reaches the agent as it is."""
+        self.skip("response already read by the wrapped transport: passed through uninspected")
+        self.finish_passthrough(response)
+        return response
+
+    def buffered(self, response: Any, chunks: list[bytes], mode: str, *, truncated: bool,
+                 error: Exception | None) -> Buffered:
+        """Decide what the agent gets once a buffered read ended: whole, too large, or failed.
+
+        A read that failed (reset, short body, bad chunk) is replayed as it was received and then
+        fails the same way, so the agent meets the same exception after the same bytes as it
+        would without us. A stream that failed only after a complete ``[DONE]`` is what the SDKs
+        read as complete; it is treated as complete, and the error still follows the last byte.
+        """
+        raw = b"".join(chunks)
+        sse_mode = mode == BUFFER_SSE
+        if truncated:
+            self.skip(f"body exceeds the {MAX_INSPECT_BYTES}-byte inspection limit")
+            return Buffered(chunks, proc=self.observer(response, STREAM if sse_mode else PASSTHROUGH))
+        if error is not None and not (sse_mode and _sse_done(raw)):
+            self.skip(f"body read failed after {len(raw)} bytes: {type(error).__name__}")
+            return Buffered(chunks, proc=self.observer(response, STREAM if sse_mode else OBSERVE_JSON))
+        if not sse_mode:
+            rewrite = self.process_json(response, raw)
+            return Buffered([rewrite.body], rewrite.headers, None, rewrite.delay)
+        rewrite = self.process_sse_buffer(response, raw)
+        return Buffered([rewrite.body], rewrite.headers, self.stream_processor(observe_original=False),
+                        rewrite.delay)
+
+    def observer(self, response: Any, mode: str) -> Any:
+        """The processor for a body that flows to the agent as it arrives."""
+        if mode == STREAM:
+            return self.stream_processor(observe_original=True)
+        return BodyObserver(self, response, inspect=mode == OBSERVE_JSON)
+
+    def process_json(self, response: Any, raw: bytes, *, allow_fault: bool = True) -> Rewrite:
         """Inspect a complete non-streamed body; maybe rewrite it. Never raises."""
-        self.span.set_attribute(A.RESPONSE_BODY_BYTES, len(raw))
         try:
-            return self._process_json(response, raw)
+            return self._process_json(response, raw, allow_fault)
         except Exception as exc:  # fail open: a bug of ours must not reach the agent
             self.skip(f"injector error: {type(exc).__name__}: {exc}")
             return Rewrite(None, raw)
         finally:
             self.end(status_code=response.status_code)
 
-    def _process_json(self, response: Any, raw: bytes) -> Rewrite:
+    def _process_json(self, response: Any, raw: bytes, allow_fault: bool) -> Rewrite:
         if not raw:
             self.skip("empty body")
             return Rewrite(None, raw)
         try:
-            decoded = _decode(raw, response.headers.get("content-encoding", ""))
-        except (ValueError, OSError, EOFError, zlib.error) as exc:
+            decoded = bounded_decompress(raw, response.headers.get("content-encoding", ""), MAX_INSPECT_BYTES)
+        except TooLarge as exc:
+            self.skip(f"{exc}: passed through undecoded")
+            return Rewrite(None, raw)
+        except ValueError as exc:
             self.skip(f"undecodable body: {exc}")
             return Rewrite(None, raw)
         try:
@@ -284,7 +359,7 @@ class LLMCall:
         original_view = self.wire.view(body)
         before = self.wire.digest(body)
         self.span.set_attributes(annotate.original_attributes(original_view, before))
-        new_body, delay = self._apply_response_fault(body, before)
+        new_body, delay = self._apply_response_fault(body, before) if allow_fault else (None, 0.0)
         seen = new_body if new_body is not None else body
         if self.state is not None:
             self.state.previous_body = seen
@@ -343,6 +418,50 @@ class LLMCall:
         if self.rule is not None and self.rule.spec.target == "stream" and self.state is not None:
             faulter = self.wire.stream_faulter(self.rule.spec, self.state.mutation_rng)
         return StreamProcessor(self, faulter, observe_original=observe_original)
+
+
+class BodyObserver:
+    """Lets a non-streamed body through as it arrives; annotates it once the upstream has ended.
+
+    Used when no fault can fire on the call (``inspect``: the body is kept, up to the inspection
+    limit, for the span) and for bodies passed through unread. The span ends when the body does,
+    with the read error if the agent met one.
+    """
+
+    def __init__(self, call: LLMCall, response: Any, *, inspect: bool) -> None:
+        self.call = call
+        self.response = response
+        self.kept: bytearray | None = bytearray() if inspect else None
+        self.complete = False
+        self.finished = False
+
+    def feed(self, chunk: bytes) -> list[bytes | sse.Stall]:
+        if self.kept is not None:
+            if len(self.kept) + len(chunk) > MAX_INSPECT_BYTES:
+                self.kept = None
+                self.call.skip(f"body exceeds the {MAX_INSPECT_BYTES}-byte inspection limit")
+            else:
+                self.kept += chunk
+        return [chunk]
+
+    def end_of_upstream(self) -> list[bytes | sse.Stall]:
+        self.complete = True
+        return []
+
+    def close(self, *, error: BaseException | None = None) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        call = self.call
+        if error is not None:
+            call.fail(error)
+        elif self.kept is None:
+            call.finish_passthrough(self.response)
+        elif not self.complete:
+            call.skip("the agent closed the body before it ended")
+            call.finish_passthrough(self.response)
+        else:
+            call.process_json(self.response, bytes(self.kept), allow_fault=False)
 
 
 class StreamProcessor:

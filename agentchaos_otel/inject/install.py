@@ -3,7 +3,8 @@
 Process-wide installation wraps ``Client.__init__`` of httpx and httpx2 so each client built
 afterwards gets its transport and mounts wrapped; the official SDKs build their clients this way,
 so they are covered without code changes. Clients built before installation can be covered with
-``instrument_client``.
+``instrument_client``. Installing also carries episodes into worker threads (``threads``), since
+calls made from an executor inside an episode belong to it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import wrapt
 from opentelemetry import trace
 
+from agentchaos_otel.inject import threads
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
 
 HTTP_MODULES = ("httpx", "httpx2")
@@ -52,6 +54,7 @@ def uninstrument_client(client: Any) -> Any:
 
 def install(tracer_provider: trace.TracerProvider | None = None) -> None:
     """Cover every httpx/httpx2 client created from now on. Idempotent."""
+    threads.install()
     if _installed:
         return
 
@@ -74,6 +77,7 @@ def install(tracer_provider: trace.TracerProvider | None = None) -> None:
 
 
 def uninstall() -> None:
+    threads.uninstall()
     while _installed:
         cls, attr = _installed.pop()
         current = vars(cls).get(attr)

@@ -18,16 +18,7 @@ from typing import Any
 from opentelemetry import trace
 
 from agentchaos_otel.faults.stream import Stall
-from agentchaos_otel.inject.call import (
-    BUFFER_JSON,
-    BUFFER_SSE,
-    MAX_INSPECT_BYTES,
-    PASSTHROUGH,
-    LLMCall,
-    Rewrite,
-    StreamProcessor,
-    http_module,
-)
+from agentchaos_otel.inject.call import BUFFERED, MAX_INSPECT_BYTES, LLMCall
 
 TRACER_NAME = "agentchaos_otel"
 
@@ -43,15 +34,14 @@ def _sync_stream_class(module: ModuleType) -> type:
     class _ChaosSyncStream(module.SyncByteStream):  # type: ignore[name-defined,misc]
         """Yields what the agent should see and ends the LLM span when the stream ends or closes."""
 
-        def __init__(self, upstream: Any, proc: StreamProcessor, source: Iterator[bytes] | None = None):
+        def __init__(self, upstream: Any, proc: Any, source: Iterator[bytes]):
             self._upstream = upstream
             self._proc = proc
             self._source = source
 
         def __iter__(self) -> Iterator[bytes]:
-            source = self._source if self._source is not None else iter(self._upstream)
             try:
-                for chunk in source:
+                for chunk in self._source:
                     yield from _emit_sync(self._proc.feed(chunk))
                 yield from _emit_sync(self._proc.end_of_upstream())
             except BaseException as exc:
@@ -71,21 +61,16 @@ def _sync_stream_class(module: ModuleType) -> type:
 @cache
 def _async_stream_class(module: ModuleType) -> type:
     class _ChaosAsyncStream(module.AsyncByteStream):  # type: ignore[name-defined,misc]
-        def __init__(self, upstream: Any, proc: StreamProcessor, source: list[bytes] | None = None):
+        def __init__(self, upstream: Any, proc: Any, source: AsyncIterator[bytes]):
             self._upstream = upstream
             self._proc = proc
             self._source = source
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             try:
-                if self._source is not None:
-                    for chunk in self._source:
-                        for out in await _emit_async(self._proc.feed(chunk)):
-                            yield out
-                else:
-                    async for chunk in self._upstream:
-                        for out in await _emit_async(self._proc.feed(chunk)):
-                            yield out
+                async for chunk in self._source:
+                    for out in await _emit_async(self._proc.feed(chunk)):
+                        yield out
                 for out in await _emit_async(self._proc.end_of_upstream()):
                     yield out
             except BaseException as exc:
@@ -120,32 +105,28 @@ async def _emit_async(items: list[bytes | Stall]) -> list[bytes]:
     return out
 
 
-def _rebuilt(call: LLMCall, response: Any, rewrite: Rewrite, body_stream: Any) -> Any:
-    module = call.module
-    headers = rewrite.headers if rewrite.headers is not None else response.headers.raw
-    return module.Response(response.status_code, headers=headers, stream=body_stream,
-                           request=call.request, extensions=response.extensions)
+def _rebuilt(call: LLMCall, response: Any, headers: list[tuple[bytes, bytes]] | None, stream: Any) -> Any:
+    return call.module.Response(response.status_code,
+                                headers=headers if headers is not None else response.headers.raw,
+                                stream=stream, request=call.request, extensions=response.extensions)
 
 
 def _unread(call: LLMCall, response: Any) -> Any:
-    """A response a custom transport built with ``content=`` is already read, and clients then
-    ignore its stream; give it an unread stream over the same bytes so our wrapper sees them."""
+    """A response whose stream can be read (again) by our wrapper, or None.
+
+    A custom transport that built its response with ``content=`` hands back a response already
+    read (``_content`` set, decoded) whose ``ByteStream`` still holds the raw bytes: a fresh
+    response over that stream lets us see them, still encoded as the headers say. A response
+    whose stream was consumed some other way holds only the decoded bytes: they stand for the
+    body when it was not encoded; an encoded one must reach the agent as it is.
+    """
     if getattr(response, "_content", None) is None:
         return response
-    return _rebuilt(call, response, Rewrite(None, b""), call.module.ByteStream(response.content))
-
-
-def _too_large(call: LLMCall, response: Any) -> None:
-    call.skip(f"body exceeds the {MAX_INSPECT_BYTES}-byte inspection limit")
-    call.finish_passthrough(response)
-
-
-def _process_buffered(call: LLMCall, response: Any, raw: bytes,
-                      mode: str) -> tuple[Rewrite, StreamProcessor | None]:
-    """A whole body read up front: JSON is rewritten in place; SSE also gets an observing processor."""
-    if mode == BUFFER_JSON:
-        return call.process_json(response, raw), None
-    return call.process_sse_buffer(response, raw), call.stream_processor(observe_original=False)
+    if isinstance(response.stream, call.module.ByteStream):
+        return _rebuilt(call, response, None, response.stream)
+    if response.headers.get("content-encoding", "identity").strip().lower() in ("", "identity"):
+        return _rebuilt(call, response, None, call.module.ByteStream(response.content))
+    return None
 
 
 class ChaosTransport:
@@ -184,27 +165,23 @@ class ChaosTransport:
         return self._respond(call, response)
 
     def _respond(self, call: LLMCall, response: Any) -> Any:
+        readable = _unread(call, response)
+        if readable is None:
+            return call.already_read(response)
+        response = readable
         mode = call.mode_for(response)
-        module = http_module(call.request)
-        if mode == PASSTHROUGH:
-            call.finish_passthrough(response)
-            return response
-        if mode in (BUFFER_JSON, BUFFER_SSE):
-            chunks, rest = _read_sync(response, MAX_INSPECT_BYTES)
-            if rest is not None:
-                _too_large(call, response)
-                return _rebuilt(call, response, Rewrite(None, b""),
-                                _sync_stream_class(module)(response.stream, _NullProc(),
-                                                          _chain(chunks, rest)))
-            rewrite, proc = _process_buffered(call, response, b"".join(chunks), mode)
-            if rewrite.delay:
-                time.sleep(rewrite.delay)
-            body = (module.ByteStream(rewrite.body) if proc is None
-                    else _sync_stream_class(module)(response.stream, proc, iter([rewrite.body])))
-            return _rebuilt(call, response, rewrite, body)
-        response = _unread(call, response)
-        proc = call.stream_processor(observe_original=True)
-        response.stream = _sync_stream_class(module)(response.stream, proc)
+        stream_class = _sync_stream_class(call.module)
+        if mode in BUFFERED:
+            chunks, rest, error = _read_sync(call, response, MAX_INSPECT_BYTES)
+            out = call.buffered(response, chunks, mode, truncated=rest is not None, error=error)
+            if out.delay:
+                time.sleep(out.delay)
+            if out.proc is None:
+                return _rebuilt(call, response, out.headers, call.module.ByteStream(b"".join(out.head)))
+            source = _replay_sync(out.head, rest, error)
+            return _rebuilt(call, response, out.headers, stream_class(response.stream, out.proc, source))
+        proc = call.observer(response, mode)
+        response.stream = stream_class(response.stream, proc, _counted_sync(call, iter(response.stream)))
         return response
 
     def close(self) -> None:
@@ -256,26 +233,24 @@ class AsyncChaosTransport:
         return await self._respond(call, response)
 
     async def _respond(self, call: LLMCall, response: Any) -> Any:
+        readable = _unread(call, response)
+        if readable is None:
+            return call.already_read(response)
+        response = readable
         mode = call.mode_for(response)
-        module = http_module(call.request)
-        if mode == PASSTHROUGH:
-            call.finish_passthrough(response)
-            return response
-        if mode in (BUFFER_JSON, BUFFER_SSE):
-            chunks, rest = await _read_async(response, MAX_INSPECT_BYTES)
-            if rest is not None:
-                _too_large(call, response)
-                return _rebuilt(call, response, Rewrite(None, b""),
-                                _async_stream_class(module)(_AsyncChain(chunks, rest, response.stream), _NullProc()))
-            rewrite, proc = _process_buffered(call, response, b"".join(chunks), mode)
-            if rewrite.delay:
-                await asyncio.sleep(rewrite.delay)
-            body = (module.ByteStream(rewrite.body) if proc is None
-                    else _async_stream_class(module)(response.stream, proc, [rewrite.body]))
-            return _rebuilt(call, response, rewrite, body)
-        response = _unread(call, response)
-        proc = call.stream_processor(observe_original=True)
-        response.stream = _async_stream_class(module)(response.stream, proc)
+        stream_class = _async_stream_class(call.module)
+        if mode in BUFFERED:
+            chunks, rest, error = await _read_async(call, response, MAX_INSPECT_BYTES)
+            out = call.buffered(response, chunks, mode, truncated=rest is not None, error=error)
+            if out.delay:
+                await asyncio.sleep(out.delay)
+            if out.proc is None:
+                return _rebuilt(call, response, out.headers, call.module.ByteStream(b"".join(out.head)))
+            source = _replay_async(out.head, rest, error)
+            return _rebuilt(call, response, out.headers, stream_class(response.stream, out.proc, source))
+        proc = call.observer(response, mode)
+        response.stream = stream_class(response.stream, proc,
+                                       _counted_async(call, response.stream.__aiter__()))
         return response
 
     async def aclose(self) -> None:
@@ -291,62 +266,88 @@ class AsyncChaosTransport:
             await self.wrapped.__aexit__(*exc)
 
 
-class _NullProc:
-    """Stands in for a StreamProcessor when a body is passed through unread."""
+def _read_sync(call: LLMCall, response: Any,
+               limit: int) -> tuple[list[bytes], Iterator[bytes] | None, Exception | None]:
+    """Read the raw body: (chunks, the rest of the iterator if ``limit`` was passed, read error).
 
-    def feed(self, chunk: bytes) -> list[bytes]:
-        return [chunk]
-
-    def end_of_upstream(self) -> list[bytes]:
-        return []
-
-    def close(self, **_: Any) -> None:
-        return None
-
-
-def _read_sync(response: Any, limit: int) -> tuple[list[bytes], Iterator[bytes] | None]:
-    """Read the raw body; past ``limit`` bytes stop and hand back the rest of the iterator."""
+    A read error is kept, not raised: the agent meets it later, after the same bytes, at the
+    same point of its own reading. Anything that is not an ``Exception`` (an interrupt, a
+    cancellation) ends the span and propagates at once.
+    """
     chunks: list[bytes] = []
     total = 0
     iterator = iter(response.stream)
-    for chunk in iterator:
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > limit:
-            return chunks, iterator
+    try:
+        for chunk in iterator:
+            call.count_received(chunk)
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return chunks, _counted_sync(call, iterator), None
+    except Exception as exc:
+        try:
+            response.stream.close()
+        except Exception:
+            pass  # the connection already failed; closing it is only tidying up
+        return chunks, None, exc
+    except BaseException as exc:
+        call.fail(exc)
+        raise
     response.stream.close()
-    return chunks, None
+    return chunks, None, None
 
 
-def _chain(head: list[bytes], rest: Iterator[bytes]) -> Iterator[bytes]:
+def _counted_sync(call: LLMCall, iterator: Iterator[bytes]) -> Iterator[bytes]:
+    for chunk in iterator:
+        call.count_received(chunk)
+        yield chunk
+
+
+def _replay_sync(head: list[bytes], rest: Iterator[bytes] | None, error: Exception | None) -> Iterator[bytes]:
     yield from head
-    yield from rest
+    if rest is not None:
+        yield from rest
+    if error is not None:
+        raise error
 
 
-async def _read_async(response: Any, limit: int) -> tuple[list[bytes], AsyncIterator[bytes] | None]:
+async def _read_async(call: LLMCall, response: Any,
+                      limit: int) -> tuple[list[bytes], AsyncIterator[bytes] | None, Exception | None]:
     chunks: list[bytes] = []
     total = 0
     iterator = response.stream.__aiter__()
-    async for chunk in iterator:
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > limit:
-            return chunks, iterator
+    try:
+        async for chunk in iterator:
+            call.count_received(chunk)
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return chunks, _counted_async(call, iterator), None
+    except Exception as exc:
+        try:
+            await response.stream.aclose()
+        except Exception:
+            pass  # as in _read_sync
+        return chunks, None, exc
+    except BaseException as exc:
+        call.fail(exc)
+        raise
     await response.stream.aclose()
-    return chunks, None
+    return chunks, None, None
 
 
-class _AsyncChain:
-    def __init__(self, head: list[bytes], rest: AsyncIterator[bytes], stream: Any) -> None:
-        self._head = head
-        self._rest = rest
-        self._stream = stream
+async def _counted_async(call: LLMCall, iterator: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    async for chunk in iterator:
+        call.count_received(chunk)
+        yield chunk
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self._head:
+
+async def _replay_async(head: list[bytes], rest: AsyncIterator[bytes] | None,
+                        error: Exception | None) -> AsyncIterator[bytes]:
+    for chunk in head:
+        yield chunk
+    if rest is not None:
+        async for chunk in rest:
             yield chunk
-        async for chunk in self._rest:
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
+    if error is not None:
+        raise error

@@ -37,8 +37,20 @@ class ResponseView:
     logprobs: list[dict[str, Any]] | None = None
 
 
+_INT64 = 2 ** 63
+
+
 def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """An integer that fits a span attribute (OTLP and the store hold 64-bit integers)."""
+    if isinstance(value, int) and not isinstance(value, bool) and -_INT64 <= value < _INT64:
+        return value
+    return None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
 
 
 def view_openai(body: dict[str, Any]) -> ResponseView:
@@ -78,28 +90,65 @@ def view(provider: str, body: dict[str, Any]) -> ResponseView:
     return view_anthropic(body) if provider == A.PROVIDER_ANTHROPIC else view_openai(body)
 
 
-def request_attributes(provider: str, req: dict[str, Any]) -> dict[str, Any]:
+def _message(m: dict[str, Any]) -> dict[str, Any]:
+    """A message as the signals read it: a ``tool_calls`` that is not a list is not tool calls."""
+    if m.get("tool_calls") is not None and not isinstance(m["tool_calls"], list):
+        return {k: v for k, v in m.items() if k != "tool_calls"}
+    return m
+
+
+def normalise_request(body: Any) -> dict[str, Any]:
+    """The fields of a request body the injector reads, each of the type it expects or absent.
+
+    Agents send whatever their code builds (``"tools": 5``, ``"messages": "x"``, ``"model": {}``);
+    the request itself always leaves untouched, and annotation reads only this view, so no value
+    a provider would reject can make the injector fail.
+    """
+    req = body if isinstance(body, dict) else {}
+    out: dict[str, Any] = {"stream": req.get("stream") is True}
+    if isinstance(req.get("model"), str):
+        out["model"] = req["model"]
+    if isinstance(req.get("messages"), list):
+        out["messages"] = [_message(m) for m in req["messages"] if isinstance(m, dict)]
+    if isinstance(req.get("tools"), list):
+        out["tools"] = [t for t in req["tools"] if isinstance(t, dict)]
+    if isinstance(req.get("system"), str | list):  # Anthropic system instructions
+        out["system"] = req["system"]
+    max_tokens = _int(req.get("max_tokens", req.get("max_completion_tokens")))
+    if max_tokens is not None:
+        out["max_tokens"] = max_tokens
+    temperature = _number(req.get("temperature"))
+    if temperature is not None:
+        out["temperature"] = temperature
+    return out
+
+
+def request_attributes(provider: str, body: Any) -> dict[str, Any]:
+    """Attributes of a request body (raw or already normalised: normalising is idempotent)."""
+    req = normalise_request(body)
+    messages = req.get("messages", [])
     attrs: dict[str, Any] = {
         A.GEN_AI_OPERATION_NAME: A.OP_CHAT,
         A.GEN_AI_PROVIDER_NAME: provider,
-        A.GEN_AI_REQUEST_STREAM: bool(req.get("stream")),
+        A.GEN_AI_REQUEST_STREAM: req.get("stream", False),
+        A.REQUEST_MESSAGE_COUNT: len(messages),
+        A.REQUEST_TOOL_COUNT: len(req.get("tools", [])),
     }
-    if isinstance(req.get("model"), str):
+    if "model" in req:
         attrs[A.GEN_AI_REQUEST_MODEL] = req["model"]
-    max_tokens = req.get("max_tokens", req.get("max_completion_tokens"))
-    if _int(max_tokens) is not None:
-        attrs[A.GEN_AI_REQUEST_MAX_TOKENS] = max_tokens
-    if isinstance(req.get("temperature"), int | float):
-        attrs[A.GEN_AI_REQUEST_TEMPERATURE] = float(req["temperature"])
-    messages = req.get("messages") if isinstance(req.get("messages"), list) else []
-    attrs[A.REQUEST_MESSAGE_COUNT] = len(messages)
-    attrs[A.REQUEST_TOOL_COUNT] = len(req.get("tools") or [])
-    attrs[A.REQUEST_DIGEST] = signals.canonical_json_digest(messages)
-    if content_capture_enabled():
-        inputs, instructions = genai_messages.input_messages(provider, req)
-        attrs[A.GEN_AI_INPUT_MESSAGES] = json.dumps(inputs, ensure_ascii=False)
-        if instructions:
-            attrs[A.GEN_AI_SYSTEM_INSTRUCTIONS] = json.dumps(instructions, ensure_ascii=False)
+    if "max_tokens" in req:
+        attrs[A.GEN_AI_REQUEST_MAX_TOKENS] = req["max_tokens"]
+    if "temperature" in req:
+        attrs[A.GEN_AI_REQUEST_TEMPERATURE] = req["temperature"]
+    try:
+        attrs[A.REQUEST_DIGEST] = signals.canonical_json_digest(messages)
+        if content_capture_enabled():
+            inputs, instructions = genai_messages.input_messages(provider, req)
+            attrs[A.GEN_AI_INPUT_MESSAGES] = json.dumps(inputs, ensure_ascii=False)
+            if instructions:
+                attrs[A.GEN_AI_SYSTEM_INSTRUCTIONS] = json.dumps(instructions, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
+        pass  # nested past what the encoder takes: the counts above still describe the request
     return attrs
 
 
