@@ -89,9 +89,9 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         provider.add_span_processor(proc)
         handle.processors.append(proc)
     if otlp or (otlp is None and owns and any(os.environ.get(v) for v in _OTLP_ENV)):
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from agentchaos_otel.otlp import span_exporter_from_env
 
-        proc = BatchSpanProcessor(OTLPSpanExporter())
+        proc = BatchSpanProcessor(span_exporter_from_env())
         provider.add_span_processor(proc)
         handle.processors.append(proc)
     if instrument:

@@ -190,7 +190,7 @@ class _Handler(BaseHTTPRequestHandler):
         ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         as_json = ctype == "application/json"
         if self.path.split("?")[0] != TRACES_PATH:
-            self._error(404, f"only {TRACES_PATH} is served", as_json)
+            self._error(404, f"only {TRACES_PATH} is served: this receiver stores traces, not metrics or logs", as_json)
             return
         if ctype not in ("application/x-protobuf", "application/json"):
             self._error(415, "content type must be application/x-protobuf or application/json", as_json)
