@@ -235,3 +235,42 @@ RESPONSE_TOOL_ARGS_STRINGS = "agentchaos.response.tool_args_strings"
 # --- diagnosers (observable reply signals) ---------------------------------------------------
 # The reply text is non-empty but only whitespace: to a reader, an empty answer.
 RESPONSE_CONTENT_BLANK = "agentchaos.response.content_blank"
+
+# --- import (``agentchaos traces import``) -----------------------------------------------------
+# On the root span of an episode built from a saved message list (not on imported OTLP spans,
+# which are stored as they were): the format it came from, the file, and whether the span times
+# were made up because the trajectory carried none (then durations say nothing about latency).
+IMPORT_FORMAT = "agentchaos.import.format"
+IMPORT_SOURCE = "agentchaos.import.source"
+IMPORT_SYNTHETIC_TIMING = "agentchaos.import.synthetic_timing"
+
+# --- verdicts on spans (``agentchaos traces export``, ``configure(diagnose_live=True)``) ---------
+# A diagnosis as a span event on the step it blames, and as attributes on that span and on the
+# episode root (the root names the blamed span and step), so Jaeger / Tempo / Phoenix users can
+# search for root causes.
+EVENT_DIAGNOSIS = "agentchaos.diagnosis"
+DIAGNOSIS_PREFIX = "agentchaos.diagnosis."
+DIAGNOSIS_TYPE = "agentchaos.diagnosis.type"
+DIAGNOSIS_CONFIDENCE = "agentchaos.diagnosis.confidence"
+DIAGNOSIS_METHOD = "agentchaos.diagnosis.method"
+DIAGNOSIS_EVIDENCE = "agentchaos.diagnosis.evidence"
+DIAGNOSIS_TARGET = "agentchaos.diagnosis.target"
+DIAGNOSIS_STEP = "agentchaos.diagnosis.step"
+DIAGNOSIS_SPAN_ID = "agentchaos.diagnosis.span_id"
+DIAGNOSIS_RULE = "agentchaos.diagnosis.rule"
+DIAGNOSIS_LIVE = "agentchaos.diagnosis.live"
+# Predictions replayed by export use the live predictor's names (PREDICTOR_*, EVENT_FAILURE_PREDICTED)
+# plus the model they came from.
+PREDICTOR_MODEL = "agentchaos.predictor.model"
+
+# --- metrics (``configure(metrics=...)``) -------------------------------------------------------
+METRIC_FAULTS_INJECTED = "agentchaos.faults.injected"
+METRIC_EPISODES = "agentchaos.episodes"
+METRIC_DIAGNOSES = "agentchaos.diagnoses"
+# Metric attribute keys (short, so Prometheus labels read well: agentchaos_faults_injected{type=...}).
+METRIC_ATTR_TYPE = "type"
+METRIC_ATTR_TARGET = "target"
+METRIC_ATTR_CHANGED = "changed"
+METRIC_ATTR_OUTCOME = "outcome"
+METRIC_ATTR_CONDITION = "condition"
+METRIC_ATTR_METHOD = "method"

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from agentchaos_otel.cli import traces as _traces_cli
 from agentchaos_otel.cli.errors import entry
 
 app = typer.Typer(help="Chaos engineering and fault diagnosis for LLM agents, on OpenTelemetry.",
@@ -148,5 +149,7 @@ def _lazy_area(name: str, module: str, attr: str, help_text: str) -> None:
 
 for _name, (_module, _attr, _help) in _LAZY_AREAS.items():
     _lazy_area(_name, _module, _attr, _help)
+
+_traces_cli.register(traces_app)
 
 main = entry(app, "agentchaos")

@@ -1,0 +1,110 @@
+"""``agentchaos traces import | export | sql | receive-grpc``: the store's way in and out.
+
+Registered on the ``traces`` group of ``cli/main.py`` by :func:`register`; every import of a
+heavy module happens inside the command so ``agentchaos --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+
+DbOpt = Annotated[Path, typer.Option("--db", help="Trace file (created if missing).")]
+
+
+def _import(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories (searched recursively).",
+                                                show_default=False)],
+    db: DbOpt = Path("traces.duckdb"),
+    fmt: Annotated[str | None, typer.Option("--format", help="otlp-json | otlp-protobuf | openinference | "
+                                                             "messages (default: detected per file).")] = None,
+) -> None:
+    """Load OTLP JSON / JSON Lines / protobuf, OpenInference (Phoenix) spans or message-list trajectories."""
+    from agentchaos_otel.store.importer import import_paths
+
+    report = import_paths(paths, db, fmt)
+    table = Table(title=f"imported {report.spans} spans into {db}")
+    for col in ("file", "format", "spans", "episodes built"):
+        table.add_column(col, overflow="fold")
+    for f in report.files:
+        table.add_row(f.path, f.format, str(f.spans), str(f.episodes) if f.format == "messages" else "")
+    console.print(table)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+def _sql(
+    db: Annotated[Path, typer.Argument(help="A traces.duckdb file.", show_default=False)],
+    query: Annotated[str, typer.Argument(help="SQL over spans and the views (read-only).", show_default=False)],
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON rows instead of a table.")] = False,
+    max_rows: Annotated[int | None, typer.Option("--max-rows", min=1, help="Show at most N rows.")] = None,
+) -> None:
+    """Run one SQL query on a trace file opened read-only (no duckdb command needed)."""
+    import duckdb
+
+    from agentchaos_otel.store.db import StoreError, open_store
+
+    with open_store(db, read_only=True) as conn:
+        try:
+            cur = conn.execute(query)
+            cols = [d[0] for d in cur.description or []]
+            rows = cur.fetchmany(max_rows) if max_rows else cur.fetchall()
+        except duckdb.Error as exc:
+            raise StoreError(f"query failed: {' '.join(str(exc).split())[:300]}") from None
+    if as_json:
+        typer.echo(json.dumps([dict(zip(cols, r, strict=True)) for r in rows], indent=2, default=str))
+    elif as_csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(cols)
+        writer.writerows([[_cell(v) for v in r] for r in rows])
+    else:
+        table = Table(caption=f"{len(rows)} row(s)")
+        for c in cols:
+            table.add_column(c, overflow="fold")
+        for r in rows:
+            table.add_row(*[_cell(v) for v in r])
+        console.print(table)
+
+
+def _receive_grpc(
+    db: DbOpt = Path("traces.duckdb"),
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Loopback port (0 picks a free one).")] = 4317,
+    seconds: Annotated[float | None, typer.Option(help="Stop after this many seconds (default: until Ctrl-C).")] = None,
+) -> None:
+    """Receive OTLP/gRPC traces from any agent on loopback and store them in DuckDB."""
+    import time
+
+    from agentchaos_otel.store.otlp_grpc import OTLPGrpcReceiver
+
+    with OTLPGrpcReceiver(str(db), port=port) as receiver:
+        console.print(f"listening: OTEL_EXPORTER_OTLP_PROTOCOL=grpc "
+                      f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {db}")
+        deadline = None if seconds is None else time.monotonic() + seconds
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                time.sleep(0.2)
+        except KeyboardInterrupt:
+            pass
+        console.print(f"received {receiver.received} spans")
+
+
+def register(traces_app: typer.Typer) -> None:
+    traces_app.command("import")(_import)
+    traces_app.command("sql")(_sql)
+    traces_app.command("receive-grpc")(_receive_grpc)

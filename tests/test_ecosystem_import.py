@@ -1,0 +1,154 @@
+"""`agentchaos traces import`: every format lands in the same views and gives the same diagnosis."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from agentchaos_otel.cli.errors import run_app
+from agentchaos_otel.cli.main import app
+from agentchaos_otel.store.exporter import DuckDBSpanExporter
+from agentchaos_otel.store.importer import ImportError_, import_paths
+from diagnosers.base import diagnose_episodes
+from diagnosers.rules import RuleDiagnoser
+from diagnosers.tracefile import load
+from tests import ecosystem_builders as B
+
+_COLS = "trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, " \
+        "service_name, scope_name, attributes, resource, events"
+
+
+def _rows(db: Path) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as conn:
+        return conn.execute(f"SELECT {_COLS} FROM spans ORDER BY trace_id, span_id").fetchall()
+
+
+def _diagnoses(db: Path) -> list[tuple]:
+    eps = [e for e in load(db) if e.success is not True]
+    return [(d.fault_type, d.step) for d in diagnose_episodes(RuleDiagnoser(), eps)]
+
+
+def _write(tmp: Path, name: str, data: str | bytes) -> Path:
+    p = tmp / name
+    p.write_bytes(data.encode() if isinstance(data, str) else data)
+    return p
+
+
+@pytest.fixture(scope="module")
+def direct(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, Path]:
+    spans = B.sdk_spans()
+    db = tmp_path_factory.mktemp("direct") / "direct.duckdb"
+    DuckDBSpanExporter(str(db)).export(spans)
+    return spans, db
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "base64-json", "protobuf", "gzip-jsonl"])
+def test_otlp_files_store_the_same_rows_as_live_export(tmp_path: Path, direct: tuple[list, Path], fmt: str) -> None:
+    spans, direct_db = direct
+    data: str | bytes = {"jsonl": lambda: B.otlp_json_line(spans) + "\n",
+                         "base64-json": lambda: B.otlp_json_base64(spans),
+                         "protobuf": lambda: B.otlp_protobuf_stream(spans),
+                         "gzip-jsonl": lambda: gzip.compress((B.otlp_json_line(spans) + "\n").encode())}[fmt]()
+    name = {"jsonl": "t.jsonl", "base64-json": "t.json", "protobuf": "t.pb", "gzip-jsonl": "t.jsonl.gz"}[fmt]
+    db = tmp_path / "imported.duckdb"
+    report = import_paths([_write(tmp_path, name, data)], db)
+    assert report.spans == 4
+    assert _rows(db) == _rows(direct_db)  # ids, timings, attributes (unknown ones too), events
+    assert _diagnoses(db) == _diagnoses(direct_db) == [("error", 2)]
+
+
+def test_collector_jsonl_with_many_lines_and_directories(tmp_path: Path) -> None:
+    lines = [B.otlp_json_line(B.sdk_spans(f"otlp-{i}")) for i in range(3)]
+    (tmp_path / "in" / "sub").mkdir(parents=True)
+    _write(tmp_path / "in", "a.jsonl", "\n".join(lines[:2]) + "\n")
+    _write(tmp_path / "in" / "sub", "b.json", lines[2])
+    _write(tmp_path / "in", "notes.txt", "not a trace")  # unknown suffix inside a directory: skipped
+    db = tmp_path / "t.duckdb"
+    report = import_paths([tmp_path / "in"], db)
+    assert [Path(f.path).name for f in report.files] == ["a.jsonl", "b.json"]
+    with duckdb.connect(str(db), read_only=True) as conn:
+        tasks = conn.execute("SELECT task_id FROM episodes ORDER BY task_id").fetchall()
+    assert tasks == [("otlp-0",), ("otlp-1",), ("otlp-2",)]
+    import_paths([tmp_path / "in"], db)  # importing again stores nothing twice
+    assert len(_rows(db)) == 12
+
+
+def test_openinference_export_normalises_into_the_views(tmp_path: Path) -> None:
+    db = tmp_path / "px.duckdb"
+    import_paths([_write(tmp_path, "spans.json", json.dumps({"data": B.phoenix_spans()}))], db)
+    with duckdb.connect(str(db), read_only=True) as conn:
+        calls = conn.execute("SELECT step, request_model, input_tokens, output_tokens, duration_ms "
+                             "FROM llm_calls ORDER BY step").fetchall()
+        tools = conn.execute("SELECT step, tool_name FROM tool_calls").fetchall()
+        kept = conn.execute("SELECT json_extract_string(attributes, '$.\"custom.unknown\"') FROM spans "
+                            "WHERE json_extract_string(attributes, '$.\"custom.unknown\"') IS NOT NULL").fetchall()
+        agent = conn.execute("SELECT agent_name, n_steps FROM episodes").fetchall()
+    assert calls == [(0, "gpt-test", 20, 9, 800.0), (2, "gpt-test", 40, 30, 700.0)]
+    assert tools == [(1, "get_weather")]
+    assert kept == [("kept",)]
+    assert agent == [("px-agent", 3)]
+    assert _diagnoses(db) == [("error", 2)]
+
+
+def test_dataframe_records_with_flat_columns_and_epoch_ms(tmp_path: Path) -> None:
+    flat = []
+    for s in B.phoenix_spans():
+        row = {"name": s["name"], "span_kind": s["span_kind"], "parent_id": s["parent_id"],
+               "context.trace_id": s["context"]["trace_id"], "context.span_id": s["context"]["span_id"],
+               "start_time": 1793613600000, "end_time": 1793613600500, "status_code": s["status_code"]}
+        from agentchaos_otel.store.import_phoenix import flatten
+
+        attrs: dict = {}
+        flatten(s["attributes"], "", attrs)
+        row.update({f"attributes.{k}": v for k, v in attrs.items()})
+        flat.append(row)
+    db = tmp_path / "df.duckdb"
+    import_paths([_write(tmp_path, "df.jsonl", "\n".join(json.dumps(r) for r in flat))], db)
+    with duckdb.connect(str(db), read_only=True) as conn:
+        starts = conn.execute("SELECT DISTINCT start_ns FROM spans").fetchall()
+    assert starts == [(1793613600000 * 10**6,)]
+    assert _diagnoses(db) == [("error", 2)]
+
+
+def test_trajectories_become_episodes_with_outcome(tmp_path: Path) -> None:
+    db = tmp_path / "m.duckdb"
+    text = "\n".join(json.dumps(t) for t in (B.trajectory("traj-1", False), B.trajectory("traj-2", True)))
+    report = import_paths([_write(tmp_path, "runs.jsonl", text)], db)
+    assert report.files[0].format == "messages" and report.files[0].episodes == 2
+    with duckdb.connect(str(db), read_only=True) as conn:
+        eps = conn.execute("SELECT task_id, success, n_llm_calls, n_tool_calls FROM episodes ORDER BY 1").fetchall()
+        fr = conn.execute("SELECT finish_reasons, tool_call_count FROM llm_calls WHERE task_id = 'traj-1' "
+                          "ORDER BY step").fetchall()
+    assert eps == [("traj-1", False, 2, 1), ("traj-2", True, 2, 1)]
+    assert fr == [(["tool_calls"], 1), (["stop"], 0)]
+    assert _diagnoses(db) == [("error", 2)]
+
+
+def test_diagnose_command_runs_unchanged_on_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from diagnosers.cli import app as diagnose_app
+
+    traj = _write(tmp_path, "one.json", json.dumps(B.trajectory()))
+    db = tmp_path / "cli.duckdb"
+    assert run_app(app, "agentchaos", ["traces", "import", str(traj), "--db", str(db)]) == 0
+    assert "messages" in capsys.readouterr().out
+    assert run_app(diagnose_app, "diagnose", [str(db), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = out if isinstance(out, list) else out["diagnoses"]
+    assert [(r["fault_type"], r["step"]) for r in rows] == [("error", 2)]
+
+
+def test_bad_files_fail_in_one_line_and_store_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = _write(tmp_path, "good.json", json.dumps(B.trajectory()))
+    bad = _write(tmp_path, "bad.jsonl", json.dumps(B.trajectory("x")) + "\n{not json\n")
+    db = tmp_path / "x.duckdb"
+    with pytest.raises(ImportError_, match=r"bad\.jsonl: not JSON"):
+        import_paths([good, bad], db)
+    assert not db.exists()
+    odd = _write(tmp_path, "odd.json", json.dumps({"hello": 1}))
+    assert run_app(app, "agentchaos", ["traces", "import", str(odd), "--db", str(db)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "odd.json" in err and "unrecognised record" in err and "\n" not in err
