@@ -104,7 +104,48 @@ def _receive_grpc(
         console.print(f"received {receiver.received} spans")
 
 
+def _headers(values: list[str] | None) -> dict[str, str] | None:
+    out = {}
+    for v in values or []:
+        key, sep, value = v.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--header {v!r} is not KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out or None
+
+
+def _export(
+    db: Annotated[Path, typer.Argument(help="A traces.duckdb file.", show_default=False)],
+    endpoint: Annotated[str | None, typer.Option(help="OTLP endpoint URL (default: OTEL_EXPORTER_OTLP_"
+                                                      "[TRACES_]ENDPOINT, else the SDK's localhost default).")]
+    = None,
+    protocol: Annotated[str | None, typer.Option(help="grpc | http/protobuf (default: OTEL_EXPORTER_OTLP_"
+                                                      "[TRACES_]PROTOCOL, else http/protobuf).")] = None,
+    header: Annotated[list[str] | None, typer.Option("--header", help="KEY=VALUE sent with every request "
+                                                                      "(repeatable; default: the OTLP headers "
+                                                                      "variables).")] = None,
+    diagnose: Annotated[str, typer.Option(help="auto (stored diagnoses, else the rule diagnoser now) | stored | "
+                                               "rule | none.")] = "auto",
+    timeout: Annotated[float | None, typer.Option(min=0.1, help="Seconds per request.")] = None,
+) -> None:
+    """Replay stored traces to any OTLP backend with original ids and timings, plus diagnoses and predictions."""
+    from agentchaos_otel.otlp import span_exporter_from_env
+    from agentchaos_otel.store.otlp_export import replay
+
+    if not db.exists():
+        raise ValueError(f"no such file: {db}")
+    exporter = span_exporter_from_env(endpoint=endpoint, protocol=protocol, headers=_headers(header),
+                                      timeout=timeout)
+    try:
+        summary = replay(db, exporter, diagnose=diagnose)
+    finally:
+        exporter.shutdown()
+    console.print(f"exported {summary.spans} spans of {summary.traces} traces; {summary.diagnoses} diagnoses "
+                  f"({summary.diagnoses_source}) and {summary.predictions} step predictions attached")
+
+
 def register(traces_app: typer.Typer) -> None:
+    traces_app.command("export")(_export)
     traces_app.command("import")(_import)
     traces_app.command("sql")(_sql)
     traces_app.command("receive-grpc")(_receive_grpc)
