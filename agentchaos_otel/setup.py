@@ -32,13 +32,27 @@ class Handle:
     owns_provider: bool
     processors: list[SpanProcessor] = field(default_factory=list)
     instrumentor: AgentChaosInstrumentor | None = None
+    metrics: Any = None  # metrics_setup.MetricsHandle when metrics were set up
+    end_hooks: list[Callable[[Any], None]] = field(default_factory=list)
+
+    @property
+    def prometheus_port(self) -> int | None:
+        """Port of the Prometheus /metrics endpoint this process serves, if any."""
+        return getattr(self.metrics, "prometheus_port", None)
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return all(p.force_flush(timeout_millis) for p in self.processors)
 
     def shutdown(self) -> None:
+        from agentchaos_otel.trace.episode import END_HOOKS
+
+        for hook in self.end_hooks:
+            if hook in END_HOOKS:
+                END_HOOKS.remove(hook)
         if self.instrumentor is not None and self.instrumentor.is_instrumented_by_opentelemetry:
             self.instrumentor.uninstrument()
+        if self.metrics is not None:
+            self.metrics.shutdown()
         if self.owns_provider:
             self.provider.shutdown()
         else:
@@ -57,7 +71,9 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
               seed: int = 0, *, service_name: str | None = None, otlp: bool | None = None,
               tracer_provider: TracerProvider | None = None, instrument: bool = True,
               predictor: str | os.PathLike[str] | None = None,
-              on_alarm: Callable[[Any], None] | None = None) -> Handle:
+              on_alarm: Callable[[Any], None] | None = None, diagnose_live: bool = False,
+              metrics: bool = True, prometheus_port: int | None = None,
+              prometheus_host: str | None = None) -> Handle:
     """Set up tracing for a process that has none, or add to the provider it already has.
 
     A tracer provider set by the user (or by ``opentelemetry-instrument``) is never replaced: our
@@ -66,6 +82,12 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
     ``OTEL_*`` variable is honoured by the standard exporter itself. With ``predictor`` (a file
     written by ``agentchaos predict train``) every step is scored live and ``on_alarm`` is called
     when an episode crosses the predictor's threshold.
+
+    ``diagnose_live=True`` runs the rule diagnoser when a failed episode ends and puts the verdict
+    on its root span before export. Metrics (``metrics=True``): the GenAI histograms and our
+    counters go to the process's meter provider, or to one created here when the OTLP metrics
+    variables or ``prometheus_port`` / ``AGENTCHAOS_PROMETHEUS_PORT`` ask for it (the Prometheus
+    endpoint binds ``prometheus_host``, default 127.0.0.1).
     """
     from agentchaos_otel.store.exporter import DuckDBSpanExporter
 
@@ -84,6 +106,21 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
 
         provider.add_span_processor(LivePredictorProcessor(predictor, on_alarm=on_alarm))
     handle = Handle(provider=provider, db=Path(db) if db is not None else None, owns_provider=owns)
+    if metrics:
+        from agentchaos_otel.metrics_setup import MetricsSpanProcessor, setup_metrics
+
+        handle.metrics = setup_metrics(otlp=otlp, prometheus_port=prometheus_port,
+                                       prometheus_host=prometheus_host, resource=getattr(provider, "resource", None))
+        if handle.metrics is not None:
+            provider.add_span_processor(MetricsSpanProcessor())
+    if diagnose_live:
+        from agentchaos_otel.trace.episode import END_HOOKS
+        from agentchaos_otel.trace.live_diagnosis import LiveDiagnosisProcessor
+
+        live = LiveDiagnosisProcessor()
+        provider.add_span_processor(live)
+        END_HOOKS.append(live.on_episode_end)
+        handle.end_hooks.append(live.on_episode_end)
     if db is not None:
         proc = BatchSpanProcessor(DuckDBSpanExporter(str(db)))
         provider.add_span_processor(proc)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -16,6 +17,9 @@ from agentchaos_otel.inject.binding import EpisodeState, FaultRecord
 from agentchaos_otel.inject.plan import Plan, resolve_plan
 
 TRACER_NAME = "agentchaos_otel"
+
+# Called with the Episode once its outcome is set and before its root span ends (live diagnosis).
+END_HOOKS: list[Callable[[Episode], None]] = []
 
 
 class Episode:
@@ -103,6 +107,8 @@ class Episode:
             span.set_status(Status(StatusCode.ERROR, (self.error or "the task's outcome is a failure")[:200]))
         if self.state.scratch.get("simulated"):
             span.set_attribute(A.SIMULATED, True)
+        for hook in list(END_HOOKS):
+            hook(self)
         span.end()
         ctx_token, state_token = self._tokens
         binding.unbind(state_token)
