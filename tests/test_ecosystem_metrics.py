@@ -116,6 +116,13 @@ def test_prometheus_scrapes_genai_histograms_and_our_counters(agent: Any, tmp_pa
         assert token_les == {*map(float, TOKEN_BUCKETS), float("inf")}
         tokens = _query(base, 'sum by (gen_ai_token_type) (gen_ai_client_token_usage_sum)')
         by_type = {r["metric"]["gen_ai_token_type"]: float(r["value"][1]) for r in tokens}
+        # Every PromQL query of the Grafana dashboard runs on this Prometheus and finds its series.
+        from tests.test_ecosystem_dashboard import _targets, promql
+
+        _wait(base, "count_over_time(agentchaos_faults_injected_total[1m]) >= 2")
+        for t in _targets("prometheus"):
+            found = _query(base, promql(t["expr"]))
+            assert found or 'changed="false"' in t["expr"], t["expr"]
     finally:
         prom.terminate()
         prom.wait(timeout=30)
