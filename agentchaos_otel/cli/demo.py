@@ -95,8 +95,8 @@ def run_demo(*, db: Path, episodes: int, seed: int, workers: int, base_url: str 
             server.stop()
     summary = summarize(str(db))
     print_summary(console, summary, title=f"agentchaos demo → {db}")
-    console.print(f"Query it: duckdb {db} \"select * from episodes\"  (views: llm_calls, tool_calls, steps, "
-                  "episodes, injected_faults)")
+    console.print(f"Query it: agentchaos traces sql {db} \"select * from episodes\"  (views: llm_calls, "
+                  "tool_calls, steps, episodes, injected_faults)")
     if simulated:
         console.print("[yellow]All responses came from the bundled SIMULATED model: the numbers show the "
                       "pipeline working, not how a real model behaves.[/yellow]")
