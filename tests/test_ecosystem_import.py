@@ -152,3 +152,20 @@ def test_bad_files_fail_in_one_line_and_store_nothing(tmp_path: Path, capsys: py
     assert run_app(app, "agentchaos", ["traces", "import", str(odd), "--db", str(db)]) == 1
     err = capsys.readouterr().err.strip()
     assert "odd.json" in err and "unrecognised record" in err and "\n" not in err
+
+
+def test_readme_import_line_runs_on_the_shipped_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import shlex
+
+    root = Path(__file__).resolve().parents[1]
+    line = next(ln for ln in (root / "README.md").read_text().splitlines()
+                if ln.startswith("agentchaos traces import "))
+    argv = shlex.split(line)[1:]
+    monkeypatch.chdir(root)  # the README's paths are relative to the repository
+    argv[argv.index("--db") + 1] = str(tmp_path / "imported.duckdb")
+    assert run_app(app, "agentchaos", argv) == 0
+    capsys.readouterr()
+    formats = {f.format for f in import_paths([root / "docs" / "examples" / "import"], tmp_path / "again.duckdb").files}
+    assert formats == {"otlp-json", "openinference", "messages"}
+    assert sorted(_diagnoses(tmp_path / "imported.duckdb")) == [("error", 2)] * 3
