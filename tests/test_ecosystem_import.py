@@ -107,11 +107,24 @@ def test_dataframe_records_with_flat_columns_and_epoch_ms(tmp_path: Path) -> Non
         row.update({f"attributes.{k}": v for k, v in attrs.items()})
         flat.append(row)
     db = tmp_path / "df.duckdb"
-    import_paths([_write(tmp_path, "df.jsonl", "\n".join(json.dumps(r) for r in flat))], db)
+    records = _write(tmp_path, "df.jsonl", "\n".join(json.dumps(r) for r in flat))
+    import_paths([records], db)
     with duckdb.connect(str(db), read_only=True) as conn:
         starts = conn.execute("SELECT DISTINCT start_ns FROM spans").fetchall()
     assert starts == [(1793613600000 * 10**6,)]
     assert _diagnoses(db) == [("error", 2)]
+    # The same dataframe saved as Parquet (DataFrame.to_parquet), times as timestamps.
+    parquet = tmp_path / "df.parquet"
+    with duckdb.connect() as conn:
+        conn.execute(f"COPY (SELECT * REPLACE (make_timestamptz(start_time * 1000) AS start_time, "
+                     f"make_timestamptz(end_time * 1000) AS end_time) FROM read_json_auto('{records}')) "
+                     f"TO '{parquet}' (FORMAT parquet)")
+    pq_db = tmp_path / "pq.duckdb"
+    assert import_paths([parquet], pq_db).files[0].format == "openinference"
+    def parsed(rows: list[tuple]) -> list[tuple]:  # column order of a Parquet file is not the JSON's
+        return [(*r[:11], json.loads(r[11]), json.loads(r[12]), json.loads(r[13])) for r in rows]
+
+    assert parsed(_rows(pq_db)) == parsed(_rows(db))
 
 
 def test_trajectories_become_episodes_with_outcome(tmp_path: Path) -> None:

@@ -5,9 +5,9 @@ Accepted shapes, one span per dict:
 - Phoenix's REST/JSON span: ``{"name", "context": {"trace_id", "span_id"}, "parent_id",
   "span_kind", "start_time", "end_time", "status_code", "status_message", "attributes",
   "events"}``, with ``attributes`` nested (``{"llm": {"token_count": {"prompt": 5}}}``) or flat;
-- a row of ``get_spans_dataframe()`` saved as JSON records: the same fields with flattened
-  column names (``context.span_id``, ``attributes.llm.model_name``) and times as ISO text or
-  epoch milliseconds.
+- a row of ``get_spans_dataframe()`` saved as JSON records or Parquet: the same fields with
+  flattened column names (``context.span_id``, ``attributes.llm.model_name``) and times as ISO
+  text, epoch milliseconds or Parquet timestamps.
 
 Nested attributes are flattened to OpenInference's dotted names (lists of objects get their
 index, ``llm.input_messages.0.message.role``), so the store's views read them as they read
@@ -70,6 +70,8 @@ def time_ns(value: Any) -> int | None:
     """ISO text or an epoch number in s, ms, µs or ns (told apart by magnitude)."""
     if _missing(value) or value == "":
         return None
+    if isinstance(value, datetime.datetime):  # Parquet timestamps
+        value = value.isoformat()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         v = float(value)
         scale = 1 if v > 1e17 else 1e3 if v > 1e14 else 1e6 if v > 1e11 else 1e9

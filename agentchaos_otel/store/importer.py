@@ -24,7 +24,7 @@ from agentchaos_otel.store.exporter import insert_rows
 from agentchaos_otel.store.otlp_receiver import BadPayload
 
 MAX_FILE_BYTES = 1 << 30  # decompressed
-SUFFIXES = (".json", ".jsonl", ".ndjson", ".pb", ".binpb", ".protobuf", ".otlp", ".proto")
+SUFFIXES = (".json", ".jsonl", ".ndjson", ".pb", ".binpb", ".protobuf", ".otlp", ".proto", ".parquet")
 FORMATS = ("otlp-json", "otlp-protobuf", "openinference", "messages")
 
 
@@ -114,8 +114,29 @@ def detect(record: Any) -> str:
                      "context.span_id, or a trajectory with a messages list)")
 
 
+def _parquet_records(path: Path) -> list[dict[str, Any]]:
+    """Rows of a Parquet file (Phoenix's ``get_spans_dataframe().to_parquet(...)``) as dicts."""
+    import duckdb
+
+    try:
+        with duckdb.connect() as conn:
+            cur = conn.execute("SELECT * FROM read_parquet(?)", [str(path)])
+            cols = [d[0] for d in cur.description or []]
+            return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    except duckdb.Error as exc:
+        raise ImportError_(f"{path}: not a readable Parquet file ({' '.join(str(exc).split())[:200]})") from None
+
+
 def parse_file(path: Path, fmt: str | None = None) -> tuple[str, list[dict[str, Any]], int]:
     """(format, rows, episodes built) of one file; raises ImportError_ naming the file and line."""
+    if path.suffix == ".parquet":
+        records = _parquet_records(path)
+        if not records or not import_phoenix.is_phoenix_span(records[0]):
+            raise ImportError_(f"{path}: a Parquet import must be OpenInference spans (context.span_id column)")
+        try:
+            return "openinference", import_phoenix.rows_from_phoenix(records), 0
+        except (BadPayload, KeyError, TypeError, AttributeError) as exc:
+            raise ImportError_(f"{path}: {exc}") from None
     data = read_bytes(path)
     try:
         text = data.decode("utf-8")
