@@ -167,15 +167,21 @@ def test_launcher_selects_our_distro_only_when_asked(monkeypatch: pytest.MonkeyP
 
 
 def test_exporters_that_are_not_installed_are_dropped_with_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    # What opentelemetry-distro's defaults ask for: OTLP over gRPC, whose exporter is not a dependency.
-    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "agentchaos_duckdb,otlp")
+    # An exporter that no installed package provides (zipkin), and an OTLP protocol the SDK has no
+    # exporter for (http/json): each signal keeps what is installed and says so in one line.
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "agentchaos_duckdb,zipkin")
     monkeypatch.setenv("OTEL_METRICS_EXPORTER", "otlp")
     monkeypatch.setenv("OTEL_LOGS_EXPORTER", "none")
-    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
     messages = drop_missing_exporters()
     assert os.environ["OTEL_TRACES_EXPORTER"] == "agentchaos_duckdb"
     assert os.environ["OTEL_METRICS_EXPORTER"] == "none"
-    assert len(messages) == 2 and all("otlp_proto_grpc" in m and "\n" not in m for m in messages)
-    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+    assert len(messages) == 2 and all("\n" not in m for m in messages)
+    assert "zipkin" in messages[0] and "'http/json'" in messages[1]
+    # opentelemetry-distro's defaults (OTLP over gRPC) are installed now: nothing is dropped.
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "agentchaos_duckdb,otlp")
     monkeypatch.setenv("OTEL_METRICS_EXPORTER", "otlp")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+    assert drop_missing_exporters() == [] and os.environ["OTEL_TRACES_EXPORTER"] == "agentchaos_duckdb,otlp"
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
     assert drop_missing_exporters() == [] and os.environ["OTEL_METRICS_EXPORTER"] == "otlp"
