@@ -4,8 +4,9 @@
 *configurator* (builds the SDK providers and exporters from them), then every instrumentor. With
 only ``pip install agentchaos-otel`` there is neither, so nothing would read
 ``OTEL_TRACES_EXPORTER`` and no span would be recorded; with ``opentelemetry-distro`` also
-installed, its distro defaults metrics and logs to OTLP over gRPC, whose exporter is not
-installed, and the SDK aborts start-up with a traceback. So the project brings its own:
+installed, its distro defaults metrics and logs to OTLP over gRPC, and an exporter that is not
+installed (a gRPC log exporter, zipkin, ...) makes the SDK abort start-up with a traceback. So
+the project brings its own:
 
 - ``AgentChaosDistro``: traces to ``agentchaos_duckdb`` (plus OTLP over HTTP when an
   ``OTEL_EXPORTER_OTLP_*ENDPOINT`` is set), metrics and logs off, unless the user chose
