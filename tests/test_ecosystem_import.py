@@ -12,7 +12,7 @@ import pytest
 from agentchaos_otel.cli.errors import run_app
 from agentchaos_otel.cli.main import app
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.store.importer import ImportError_, import_paths
+from agentchaos_otel.store.importer import TraceImportError, import_paths
 from diagnosers.base import diagnose_episodes
 from diagnosers.rules import RuleDiagnoser
 from diagnosers.tracefile import load
@@ -158,7 +158,7 @@ def test_bad_files_fail_in_one_line_and_store_nothing(tmp_path: Path, capsys: py
     good = _write(tmp_path, "good.json", json.dumps(B.trajectory()))
     bad = _write(tmp_path, "bad.jsonl", json.dumps(B.trajectory("x")) + "\n{not json\n")
     db = tmp_path / "x.duckdb"
-    with pytest.raises(ImportError_, match=r"bad\.jsonl: not JSON"):
+    with pytest.raises(TraceImportError, match=r"bad\.jsonl: not JSON"):
         import_paths([good, bad], db)
     assert not db.exists()
     odd = _write(tmp_path, "odd.json", json.dumps({"hello": 1}))

@@ -28,7 +28,7 @@ SUFFIXES = (".json", ".jsonl", ".ndjson", ".pb", ".binpb", ".protobuf", ".otlp",
 FORMATS = ("otlp-json", "otlp-protobuf", "openinference", "messages")
 
 
-class ImportError_(ValueError):  # noqa: N801 - the builtin ImportError means something else
+class TraceImportError(ValueError):
     """A file that cannot be imported; the message names the file (and line) in one line."""
 
 
@@ -59,21 +59,21 @@ def expand(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
         elif p.is_file():
             out.append(p)
         else:
-            raise ImportError_(f"{p}: no such file or directory")
+            raise TraceImportError(f"{p}: no such file or directory")
     return out
 
 
 def read_bytes(path: Path) -> bytes:
     if path.stat().st_size > MAX_FILE_BYTES:
-        raise ImportError_(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB")
+        raise TraceImportError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB")
     data = path.read_bytes()
     if path.suffix == ".gz" or data[:2] == b"\x1f\x8b":
         try:
             data = bounded_decompress(data, "gzip", MAX_FILE_BYTES)
         except TooLarge:
-            raise ImportError_(f"{path}: decompresses to more than {MAX_FILE_BYTES >> 20} MiB") from None
+            raise TraceImportError(f"{path}: decompresses to more than {MAX_FILE_BYTES >> 20} MiB") from None
         except ValueError as exc:
-            raise ImportError_(f"{path}: bad gzip data ({exc})") from None
+            raise TraceImportError(f"{path}: bad gzip data ({exc})") from None
     return data
 
 
@@ -124,19 +124,19 @@ def _parquet_records(path: Path) -> list[dict[str, Any]]:
             cols = [d[0] for d in cur.description or []]
             return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
     except duckdb.Error as exc:
-        raise ImportError_(f"{path}: not a readable Parquet file ({' '.join(str(exc).split())[:200]})") from None
+        raise TraceImportError(f"{path}: not a readable Parquet file ({' '.join(str(exc).split())[:200]})") from None
 
 
 def parse_file(path: Path, fmt: str | None = None) -> tuple[str, list[dict[str, Any]], int]:
-    """(format, rows, episodes built) of one file; raises ImportError_ naming the file and line."""
+    """(format, rows, episodes built) of one file; raises TraceImportError naming the file and line."""
     if path.suffix == ".parquet":
         records = _parquet_records(path)
         if not records or not import_phoenix.is_phoenix_span(records[0]):
-            raise ImportError_(f"{path}: a Parquet import must be OpenInference spans (context.span_id column)")
+            raise TraceImportError(f"{path}: a Parquet import must be OpenInference spans (context.span_id column)")
         try:
             return "openinference", import_phoenix.rows_from_phoenix(records), 0
         except (BadPayload, KeyError, TypeError, AttributeError) as exc:
-            raise ImportError_(f"{path}: {exc}") from None
+            raise TraceImportError(f"{path}: {exc}") from None
     data = read_bytes(path)
     try:
         text = data.decode("utf-8")
@@ -146,9 +146,9 @@ def parse_file(path: Path, fmt: str | None = None) -> tuple[str, list[dict[str, 
         try:
             return "otlp-protobuf", import_otlp.rows_from_protobuf_file(data), 0
         except BadPayload as exc:
-            raise ImportError_(f"{path}: {exc}") from None
+            raise TraceImportError(f"{path}: {exc}") from None
     if text is None:
-        raise ImportError_(f"{path}: not UTF-8 text, and --format {fmt} is a JSON format")
+        raise TraceImportError(f"{path}: not UTF-8 text, and --format {fmt} is a JSON format")
     rows: list[dict[str, Any]] = []
     found: str | None = fmt
     phoenix: list[Any] = []
@@ -175,12 +175,12 @@ def parse_file(path: Path, fmt: str | None = None) -> tuple[str, list[dict[str, 
         if phoenix:
             rows.extend(import_phoenix.rows_from_phoenix(phoenix))
     except json.JSONDecodeError as exc:
-        raise ImportError_(f"{path}: not JSON or JSON Lines ({exc.msg})") from None
+        raise TraceImportError(f"{path}: not JSON or JSON Lines ({exc.msg})") from None
     except (BadPayload, KeyError, TypeError, AttributeError) as exc:
         where = f" line {line}" if line and len(text.splitlines()) > 1 else ""
-        raise ImportError_(f"{path}{where}: {exc}") from None
+        raise TraceImportError(f"{path}{where}: {exc}") from None
     if found is None:
-        raise ImportError_(f"{path}: empty")
+        raise TraceImportError(f"{path}: empty")
     return found, rows, episodes
 
 
@@ -188,10 +188,10 @@ def import_paths(paths: Iterable[str | os.PathLike[str]], db: str | os.PathLike[
                  fmt: str | None = None) -> ImportReport:
     """Import every file; each file is one transaction (stored whole, or not at all)."""
     if fmt is not None and fmt not in FORMATS:
-        raise ImportError_(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        raise TraceImportError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     files = expand(paths)
     if not files:
-        raise ImportError_("no trace files found")
+        raise TraceImportError("no trace files found")
     parsed = [(f, *parse_file(f, fmt)) for f in files]  # every file checked before anything is written
     report = ImportReport()
     conn = connect(db, read_only=False)
