@@ -88,7 +88,10 @@ def _receive_grpc(
     seconds: Annotated[float | None, typer.Option(help="Stop after this many seconds (default: until Ctrl-C).")] = None,
 ) -> None:
     """Receive OTLP/gRPC traces from any agent on loopback and store them in DuckDB."""
+    import os
     import time
+
+    os.environ.setdefault("GRPC_VERBOSITY", "NONE")  # a busy port is our one-line error, not gRPC's log
 
     from agentchaos_otel.store.otlp_grpc import OTLPGrpcReceiver
 
