@@ -151,3 +151,62 @@ def test_live_verdict_on_the_root_equals_the_offline_diagnosis(agent: Any) -> No
                diagnose_episodes(RuleDiagnoser(), [e for e in load(db) if e.success is False])}
     assert live == {"m-fail": offline["m-fail"], "m-ok": (None, None, 0), "m-ok2": (None, None, 0)}
     assert offline["m-fail"][0] == "error"
+
+
+def test_metrics_reach_the_users_otlp_pipeline(tmp_path: Path, mode_server: Any) -> None:
+    import gzip
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
+
+    received: list[ExportMetricsServiceRequest] = []
+
+    class Collector(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            return None
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = self.rfile.read(int(self.headers["content-length"]))
+            if self.headers.get("content-encoding") == "gzip":
+                body = gzip.decompress(body)
+            if self.path == "/v1/metrics":
+                req = ExportMetricsServiceRequest()
+                req.ParseFromString(body)
+                received.append(req)
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    script = tmp_path / "agent.py"
+    script.write_text(textwrap.dedent("""
+        import os, openai, agentchaos_otel
+        handle = agentchaos_otel.configure(db=None)
+        client = openai.OpenAI(base_url=os.environ["BASE_URL"], api_key="sk-otlp-metrics", max_retries=0)
+        with agentchaos_otel.episode("o-1", plan="llm_error_single") as ep:
+            client.chat.completions.create(model="sim-core-test", messages=[{"role": "user", "content": "TEXT 1"}])
+            ep.set_outcome(success=False)
+        handle.shutdown()
+    """))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "AGENTCHAOS_"))}
+    env.update({"BASE_URL": mode_server.base_url, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{server.server_address[1]}"})
+    try:
+        result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.returncode == 0, result.stderr
+    metrics = {m.name: m for req in received for rm in req.resource_metrics for sm in rm.scope_metrics
+               for m in sm.metrics}
+    duration = metrics[A.METRIC_OPERATION_DURATION].histogram.data_points[0]
+    assert list(duration.explicit_bounds) == list(DURATION_BUCKETS) and duration.count == 1
+    tokens = metrics[A.METRIC_TOKEN_USAGE].histogram.data_points
+    assert {list(p.explicit_bounds) == list(TOKEN_BUCKETS) for p in tokens} == {True}
+    faults = metrics[A.METRIC_FAULTS_INJECTED].sum.data_points
+    assert [(dict((a.key, a.value.string_value) for a in p.attributes), p.as_int) for p in faults] == [
+        ({"type": "error", "target": "content", "changed": "true"}, 1)]
+    episodes = metrics[A.METRIC_EPISODES].sum.data_points
+    assert [(dict((a.key, a.value.string_value) for a in p.attributes), p.as_int) for p in episodes] == [
+        ({"outcome": "failure", "condition": "llm_error_single"}, 1)]
