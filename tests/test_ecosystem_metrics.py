@@ -191,7 +191,8 @@ def test_metrics_reach_the_users_otlp_pipeline(tmp_path: Path, mode_server: Any)
         handle.shutdown()
     """))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "AGENTCHAOS_"))}
-    env.update({"BASE_URL": mode_server.base_url, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{server.server_address[1]}"})
+    env.update({"BASE_URL": mode_server.base_url,
+                "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{server.server_address[1]}"})
     try:
         result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
     finally:
