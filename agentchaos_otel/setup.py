@@ -91,7 +91,9 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
     if otlp or (otlp is None and owns and any(os.environ.get(v) for v in _OTLP_ENV)):
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-        proc = BatchSpanProcessor(OTLPSpanExporter())
+        from agentchaos_otel.trace.redacting import RedactingSpanExporter
+
+        proc = BatchSpanProcessor(RedactingSpanExporter(OTLPSpanExporter()))
         provider.add_span_processor(proc)
         handle.processors.append(proc)
     if instrument:
