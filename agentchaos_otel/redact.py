@@ -109,7 +109,7 @@ _PRECHECK_RE = re.compile(
     r"authoriz|api[-_]?key|apikey|token(?![a-z0-9_])|secret|passw|passwd|pwd|cookie|credential|subscription"
     r"|private[-_]key|access[-_]key|connection[-_]string|functions[-_]key|jwt|auth[\"\\]|query[\"\\]"
     r"|://[^/\s\"]*@|[?&;][A-Za-z0-9_\-.%]+="
-    r"|sk-|aiza|eyj|gh[pousr]_|github_pat_|xox|hf_|akia|gsk_|bearer",
+    r"|(?<![a-z0-9])(?:sk-|aiza|eyj|gh[pousr]_|github_pat_|xox|hf_|akia|gsk_)|bearer",
     re.IGNORECASE)
 
 
@@ -128,8 +128,8 @@ def _query_sub(m: re.Match[str]) -> str:
 
 def _kv_sub(m: re.Match[str]) -> str:
     value = m.group("value")
-    if MARKER in value:
-        return m.group(0)
+    if MARKER in value or m.string.startswith(MARKER, m.start("value") + len(value) - len(value.lstrip("\\\"'"))):
+        return m.group(0)  # already redacted (by the query rule, or an earlier pass)
     quote = _OPENING_QUOTE_RE.match(value)
     if quote is not None:  # keep the quoting (escaped or not) so JSON text stays JSON
         return f"{m.group('head')}{quote.group(0)}{MARKER}{quote.group(0)}"
