@@ -104,13 +104,36 @@ _SHAPES_RE = re.compile(
     r"|hf_[A-Za-z0-9]{30,}|AKIA[0-9A-Z]{16}|gsk_[A-Za-z0-9]{30,})"
     r"|(?<=Bearer )[A-Za-z0-9\-._~+/]{8,}=*",
     re.IGNORECASE)
-# Quick test of whether a JSON document can hold anything the full walk would change.
-_PRECHECK_RE = re.compile(
-    r"authoriz|api[-_]?key|apikey|token(?![a-z0-9_])|secret|passw|passwd|pwd|cookie|credential|subscription"
-    r"|private[-_]key|access[-_]key|connection[-_]string|functions[-_]key|jwt|auth[\"\\]|query[\"\\]"
-    r"|://[^/\s\"]*@|[?&;][A-Za-z0-9_\-.%]+="
-    r"|(?<![a-z0-9])(?:sk-|aiza|eyj|gh[pousr]_|github_pat_|xox|hf_|akia|gsk_)|bearer",
-    re.IGNORECASE)
+# Cheap gates (substring tests on the lower-cased text) so the regexes above only run on text that
+# can match them: spans are redacted on the export path, and most hold nothing to redact.
+_KV_NEEDLES = ("authoriz", "api-key", "api_key", "apikey", "token", "secret", "passw", "subscription",
+               "private", "functions")
+_SHAPE_NEEDLES = ("sk-", "aiza", "eyj", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "hf_",
+                  "akia", "gsk_", "bearer")
+# What a JSON document must contain for the structural walk to change it: every secret name (as a
+# key it ends in a quote), and every needle of the text rules.
+_WALK_NEEDLES = ("authoriz", "api-key", "api_key", "apikey", "secret", "passw", "pwd", "cookie", "credential",
+                 "subscription", "private", "access-key", "access_key", "connection-string", "connection_string",
+                 "functions", "jwt", 'auth"', "auth\\", 'query"', "query\\", "=", *_SHAPE_NEEDLES[1:])
+
+
+def _any_in(low: str, needles: tuple[str, ...]) -> bool:
+    return any(n in low for n in needles)
+
+
+def _word_alone(low: str, word: str, *, before: bool) -> bool:
+    """``word`` in ``low`` not preceded (``before``) or not followed by a letter, digit or ``_``.
+
+    ``sk-`` starting a word is a key shape, ``task-3`` is not; ``token`` ending a name is a
+    credential, ``input_tokens`` is not. A find loop: far cheaper than a regex with a lookaround.
+    """
+    i = low.find(word)
+    while i >= 0:
+        j = i - 1 if before else i + len(word)
+        if not 0 <= j < len(low) or not (low[j].isalnum() or low[j] == "_"):
+            return True
+        i = low.find(word, i + 1)
+    return False
 
 
 def _query_sub(m: re.Match[str]) -> str:
@@ -248,13 +271,15 @@ def redact_text(text: str) -> str:
         return text
     try:
         out = text
+        low = text.lower()
         if "=" in out:
             out = _QUERY_RE.sub(_query_sub, out)
-        if "@" in out:
+        if "@" in out and "://" in out:
             out = _USERINFO_RE.sub(lambda m: f"{m.group('head')}{MARKER}{m.group('at')}", out)
-        if ":" in out or "=" in out:
+        if (":" in out or "=" in out) and _any_in(low, _KV_NEEDLES):
             out = _KV_RE.sub(_kv_sub, out)
-        out = _SHAPES_RE.sub(MARKER, out)
+        if _any_in(low, _SHAPE_NEEDLES):
+            out = _SHAPES_RE.sub(MARKER, out)
         pattern = _registry.pattern()
         if pattern is not None:
             out = pattern.sub(MARKER, out)
@@ -290,7 +315,10 @@ def redact_attributes(attrs: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def _needs_walk(text: str) -> bool:
-    if _PRECHECK_RE.search(text):
+    low = text.lower()
+    if _any_in(low, _WALK_NEEDLES) or ("://" in low and "@" in low):
+        return True
+    if _word_alone(low, "sk-", before=True) or _word_alone(low, "token", before=False):
         return True
     pattern = _registry.pattern()
     return pattern is not None and pattern.search(text) is not None
