@@ -205,3 +205,14 @@ def test_redacted_output_never_contains_a_registered_secret(secrets: list[str], 
     for s in secrets:
         if s not in redact.MARKER:
             assert s not in out
+
+
+def test_zero_code_distro_sends_otlp_through_redaction(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentchaos_otel.zero_code import AgentChaosDistro
+
+    for var in ("OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_LOGS_EXPORTER", "OTEL_EXPORTER_OTLP_PROTOCOL"):
+        monkeypatch.setenv(var, "")  # recorded, so whatever the distro sets is undone afterwards
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+    AgentChaosDistro()._configure()
+    assert os.environ["OTEL_TRACES_EXPORTER"] == "agentchaos_duckdb,agentchaos_otlp"
