@@ -195,3 +195,13 @@ def test_installed_console_scripts(argv: tuple[str, ...], expected: int, files: 
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == expected, result.stderr
     _one_error_line(result.stderr)
+
+
+def test_debug_shows_the_traceback_of_a_known_failure(files: dict[str, str], capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from diagnosers.tracefile import DiagnoseError
+
+    monkeypatch.setenv("AGENTCHAOS_DEBUG", "1")
+    monkeypatch.setattr(sys, "argv", ["diagnose", files["missing"]])
+    with pytest.raises(DiagnoseError):
+        _script("diagnose")()

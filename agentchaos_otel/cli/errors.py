@@ -65,8 +65,11 @@ def echo_error(message: object) -> None:
 def fail(message: object, code: int | None = None) -> NoReturn:
     """Print the one error line and leave the command with ``code`` (1 failure, 2 usage).
 
-    ``message`` may be the exception itself: its code is then used unless one is given.
+    ``message`` may be the exception itself: its code is then used unless one is given, and with
+    AGENTCHAOS_DEBUG=1 it is raised instead, traceback and all.
     """
+    if isinstance(message, BaseException) and _debug():
+        raise message
     echo_error(message)
     raise typer.Exit(code if code is not None else exit_code(message) if isinstance(message, BaseException)
                      else FAILURE)
@@ -82,8 +85,6 @@ def user_errors(*extra: type[BaseException]) -> Iterator[None]:
     try:
         yield
     except (CLIError, ValueError, OSError, *extra) as exc:
-        if _debug():
-            raise
         fail(exc)
 
 
