@@ -298,7 +298,11 @@ def redact_query(query: str) -> str:
 def redact_value(value: Any, key: str = "") -> Any:
     """An attribute value with credentials replaced; mappings lose their secret-named keys."""
     if isinstance(value, str):
-        return redact_query(value) if key.lower().endswith("query") else redact_text(value)
+        if key.lower().endswith("query"):
+            return redact_query(value)
+        if value.lstrip()[:1] in ("{", "["):  # JSON held in a string (tool arguments, invocation
+            return redact_json_text(value, compact=False)  # parameters): its keys are checked too
+        return redact_text(value)
     if isinstance(value, Mapping):
         return redact_attributes(value)
     if isinstance(value, (list, tuple)):
@@ -324,18 +328,23 @@ def _needs_walk(text: str) -> bool:
     return pattern is not None and pattern.search(text) is not None
 
 
-def redact_json_text(text: Any) -> Any:
-    """A JSON document held as text, redacted as a structure (re-encoded only when it changes)."""
+def redact_json_text(text: Any, *, compact: bool = True) -> Any:
+    """A JSON document held as text, redacted as a structure (re-encoded only when it changes).
+
+    Text that is not JSON gets the plain text rules. ``compact`` picks the re-encoding: ours for
+    the store's JSON columns, Python's default for JSON that an application put in a string.
+    """
     if not isinstance(text, str) or not text or not _needs_walk(text):
         return text
     try:
         doc = json.loads(text)
-    except ValueError:
+        cleaned = redact_value(doc)
+        if cleaned == doc:
+            return text
+        return json.dumps(cleaned, ensure_ascii=False, separators=(",", ":") if compact else None,
+                          allow_nan=False)
+    except (ValueError, RecursionError):  # not JSON, too deep, or numbers JSON cannot write back
         return redact_text(text)
-    cleaned = redact_value(doc)
-    if cleaned == doc:
-        return text
-    return json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 _TEXT_COLUMNS = ("name", "status_message")

@@ -198,7 +198,7 @@ def test_received_spans_keep_no_key(tmp_path: Path) -> None:
     con.close()
     attrs = json.loads(attrs)
     assert attrs["url.full"].endswith("?key=[REDACTED]") and "auth.token" not in attrs
-    assert json.loads(attrs["llm.invocation_parameters"]) == {"model": "m", "api_key": "[REDACTED]"}
+    assert json.loads(attrs["llm.invocation_parameters"]) == {"model": "m"}  # the key's entry is dropped
     assert status == "401 for ?key=[REDACTED]"
     for secret in RECEIVED:
         for path, data in _all_bytes(tmp_path).items():

@@ -116,7 +116,7 @@ def test_rows_are_redacted_and_clean_rows_left_byte_identical() -> None:
                                                       "attributes": {"exception.message": "token=zzzzzzzz99"}}])}
     row = redact.redact_row(dirty)
     attrs = json.loads(row["attributes"])
-    assert attrs == {"url.full": f"http://h/x?key={M}", "input.value": json.dumps({"api_key": M})}
+    assert attrs == {"url.full": f"http://h/x?key={M}", "input.value": "{}"}  # JSON in a string: key dropped
     assert row["status_message"] == f"401 {M}"
     assert json.loads(row["events"])[0]["attributes"]["exception.message"] == f"token={M}"
 
@@ -216,3 +216,11 @@ def test_zero_code_distro_sends_otlp_through_redaction(monkeypatch: pytest.Monke
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
     AgentChaosDistro()._configure()
     assert os.environ["OTEL_TRACES_EXPORTER"] == "agentchaos_duckdb,agentchaos_otlp"
+
+
+def test_json_in_a_string_loses_every_secret_named_key() -> None:
+    held = json.dumps({"auth": "opaque-value-1", "cookie": "sid=opaque-value-2", "q": "hi", "n": [1, 2]})
+    assert json.loads(redact.redact_value(held, "input.value")) == {"q": "hi", "n": [1, 2]}
+    assert redact.redact_value("[not json, token=abcd1234]", "x") == f"[not json, token={M}]"
+    deep = "[" * 5000 + "]" * 5000 + " token=abcd1234"
+    assert redact.redact_value(deep, "x").endswith(f"token={M}")
