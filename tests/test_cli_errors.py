@@ -78,6 +78,7 @@ USAGE = [
     ("agentchaos", "traces", "receive", "--port", "99999"),
     ("agentchaos", "demo", "--episodes", "0"),
     ("agentchaos", "demo", "--base-url", "http://127.0.0.1:9/v1"),
+    ("agentchaos", "demo", "--base-url", "localhost:9/v1", "--model", "m", "--api-key-env", "PATH"),
     ("agentchaos", "diagnose", "--bogus"),
     ("diagnose", "--bogus"),
     ("agentchaos", "diagnose", "x.duckdb", "--method", "bogus"),

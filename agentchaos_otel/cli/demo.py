@@ -63,6 +63,8 @@ def check_reachable(base_url: str, api_key: str, timeout_s: float = 10.0) -> Non
     url = base_url.rstrip("/") + "/models"
     try:
         response = httpx.get(url, headers={"Authorization": f"Bearer {api_key}"}, timeout=timeout_s)
+    except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+        raise usage_error(f"--base-url {base_url!r} is not an http(s) URL ({exc})") from None
     except httpx.HTTPError as exc:
         raise CLIError(f"{base_url} is unreachable ({type(exc).__name__}: {exc}); nothing was run") from None
     if response.status_code in (401, 403):
