@@ -219,3 +219,17 @@ def test_spooled_and_rejected_rows_keep_no_key(tmp_path: Path) -> None:
     for secret in RECEIVED:
         assert secret.encode() not in spool.rejected_path.read_bytes()
         assert secret.encode() not in spooled
+
+
+def test_campaign_runs_keep_no_key_from_the_endpoint_url(tmp_path: Path) -> None:
+    from datetime import datetime
+
+    from agentchaos_otel.campaign.runner import campaign_runs, record_run_start
+
+    db = tmp_path / "campaign.duckdb"
+    url = f"https://gateway.example/v1?api-key={RECEIVED_QUERY_KEY}"
+    record_run_start(db, "run-1", datetime(2026, 1, 1), {"base_url": url, "model": "m"}, simulated=False)
+    (run,) = campaign_runs(db)
+    assert "api-key=[REDACTED]" in str(run["args"])
+    for path, data in _all_bytes(tmp_path).items():
+        assert RECEIVED_QUERY_KEY.encode() not in data, path
