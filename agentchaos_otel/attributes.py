@@ -205,10 +205,12 @@ OI_AGENT_NAME = "agent.name"
 # Resource and exception names from the general OTel conventions.
 SERVICE_NAME = "service.name"
 EXCEPTION_TYPE = "exception.type"
-# Header names whose values are credentials. An attribute whose last dotted segment is one of
-# these (``http.request.header.authorization``, ``api_key`` ...) is never stored.
-SECRET_HEADER_NAMES = ("authorization", "proxy-authorization", "api-key", "x-api-key", "cookie",
-                       "set-cookie", "x-goog-api-key", "openai-api-key", "anthropic-api-key")
+EXCEPTION_MESSAGE = "exception.message"
+EXCEPTION_STACKTRACE = "exception.stacktrace"
+# Header names whose values are credentials (lower case). An attribute whose last dotted segment
+# is one of these (``http.request.header.authorization``, ``x_api_key`` ...) is never stored. The
+# list, and every other redaction rule, lives in agentchaos_otel/redact.py.
+from agentchaos_otel.redact import SECRET_HEADER_NAMES as SECRET_HEADER_NAMES  # noqa: E402
 
 # --- predictors (failure prediction) ---------------------------------------------------------
 PREDICTOR_THRESHOLD = "agentchaos.predictor.threshold"

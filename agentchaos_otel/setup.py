@@ -127,8 +127,9 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         handle.processors.append(proc)
     if otlp or (otlp is None and owns and any(os.environ.get(v) for v in _OTLP_ENV)):
         from agentchaos_otel.otlp import span_exporter_from_env
+        from agentchaos_otel.trace.redacting import RedactingSpanExporter
 
-        proc = BatchSpanProcessor(span_exporter_from_env())
+        proc = BatchSpanProcessor(RedactingSpanExporter(span_exporter_from_env()))
         provider.add_span_processor(proc)
         handle.processors.append(proc)
     if instrument:

@@ -35,11 +35,13 @@ from opentelemetry.sdk._configuration import _get_exporter_entry_point, _OTelSDK
 from opentelemetry.sdk.environment_variables import OTEL_EXPORTER_OTLP_PROTOCOL
 from opentelemetry.util._importlib_metadata import entry_points
 
+from agentchaos_otel import redact
 from agentchaos_otel.zero_code_launcher import DUCKDB_EXPORTER, ENTRY_POINT_NAME
 
 _SIGNALS = {"traces": OTEL_TRACES_EXPORTER, "metrics": OTEL_METRICS_EXPORTER, "logs": OTEL_LOGS_EXPORTER}
 _OTLP_ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-_log = logging.getLogger(__name__)
+_log = redact.get_logger(__name__)
+REDACTING_OTLP_EXPORTER = "agentchaos_otlp"  # OTLP/HTTP behind our redaction (pyproject entry point)
 
 
 class _OtherConfiguratorsSkipped(logging.Filter):
@@ -55,7 +57,8 @@ class AgentChaosDistro(BaseDistro):  # type: ignore[misc]
 
     def _configure(self, **kwargs: Any) -> None:
         otlp = any(os.environ.get(v) for v in _OTLP_ENDPOINTS)
-        os.environ.setdefault(OTEL_TRACES_EXPORTER, f"{DUCKDB_EXPORTER},otlp" if otlp else DUCKDB_EXPORTER)
+        traces = f"{DUCKDB_EXPORTER},{REDACTING_OTLP_EXPORTER}" if otlp else DUCKDB_EXPORTER
+        os.environ.setdefault(OTEL_TRACES_EXPORTER, traces)
         os.environ.setdefault(OTEL_METRICS_EXPORTER, "none")
         os.environ.setdefault(OTEL_LOGS_EXPORTER, "none")
         os.environ.setdefault(OTEL_EXPORTER_OTLP_PROTOCOL, "http/protobuf")  # the OTLP exporter we depend on

@@ -1,7 +1,9 @@
 """`diagnose`: name the fault type and step of every failed episode in a trace store.
 
 ``diagnose FILE`` (or ``diagnose run FILE``) diagnoses; ``diagnose train FILE`` fits the learned
-diagnoser. Mounted as ``agentchaos diagnose``. Bad input gives one line on stderr and exit 2.
+diagnoser. Mounted as ``agentchaos diagnose``; the standalone ``diagnose`` behaves the same: one
+``agentchaos: error:`` line on stderr, exit 2 for a bad command line, 1 for a file or model that
+cannot be used.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.cli.errors import entry, fail, typer_app, usage
 from agentchaos_otel.store.model import EpisodeTrace
 from diagnosers.base import Diagnoser, diagnose_episodes
 from diagnosers.baseline import TextOnlyDiagnoser
@@ -38,14 +41,9 @@ class _DefaultToRun(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-app = typer.Typer(cls=_DefaultToRun, add_completion=False, no_args_is_help=True,
-                  help="Diagnose failed agent episodes: fault type, step and evidence. "
-                       "`diagnose FILE ...` is short for `diagnose run FILE ...`.")
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
+app = typer_app(cls=_DefaultToRun,
+                help="Diagnose failed agent episodes: fault type, step and evidence. "
+                     "`diagnose FILE ...` is short for `diagnose run FILE ...`.")
 
 
 def _simulated(episodes: list[EpisodeTrace]) -> bool:
@@ -61,11 +59,11 @@ def _build(method: str, *, file: Path, model_file: Path | None, base_url: str | 
         return TextOnlyDiagnoser(), None
     if method == "learned":
         if model_file is None:
-            _fail("--method learned needs --model-file "
+            usage("--method learned needs --model-file "
                   "(train one with `diagnose train FILE --out model.joblib`)")
         return LearnedDiagnoser.load(model_file), None  # type: ignore[arg-type]
     if not base_url or not model:
-        _fail("--method llm needs --base-url and --model")
+        usage("--method llm needs --base-url and --model")
     llm = LLMDiagnoser(str(base_url), str(model), api_key=os.environ.get(api_key_env), cache_path=str(file),
                        concurrency=concurrency, token_budget=token_budget)
     return llm, llm
@@ -97,7 +95,7 @@ def run(
 ) -> None:
     """Diagnose every failed episode (or score the diagnosers against ground truth with --evaluate)."""
     if method not in METHODS:
-        _fail(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+        usage(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     console = Console(soft_wrap=False, width=200 if not sys.stdout.isatty() else None)
     try:
         episodes = load(file, tasks=task or (), conditions=condition or (), trace_ids=trace_id or None)
@@ -137,7 +135,7 @@ def run(
         if llm is not None:
             typer.echo(llm.usage.line(llm.model), err=json_out)
     except (DiagnoseError, ModelFileError) as exc:
-        _fail(str(exc))
+        fail(exc)
 
 
 @app.command("train")
@@ -157,11 +155,11 @@ def train_cmd(
         episodes = load(file)
         train_eps, test_eps = split_by_task(episodes, test_fraction, seed)
         if not any(ep.triggered for ep in train_eps):
-            _fail(f"{file}: no fault-injected episodes to learn from")
+            fail(f"{file}: no fault-injected episodes to learn from")
         try:
             model, report = train(train_eps, seed=seed)
         except ValueError as exc:
-            _fail(f"{file}: {exc}")
+            fail(f"{file}: {exc}")
             return
         model.save(out, trained_on=str(file), episodes=report.episodes, test_fraction=test_fraction,
                    seed=seed)
@@ -177,8 +175,7 @@ def train_cmd(
                           f"{report.faulted_steps} faulted); test split by task id: {len(test_eps)} episodes")
             print_scores(console, scores, simulated=bool(extra["simulated"]), details=False)
     except (DiagnoseError, ModelFileError, OSError) as exc:
-        _fail(str(exc))
+        fail(exc)
 
 
-def main() -> None:
-    app()
+main = entry(app, "diagnose")

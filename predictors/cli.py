@@ -1,7 +1,8 @@
 """``agentchaos predict``: train, evaluate and apply failure predictors on a traces.duckdb file.
 
 Every command reads episodes blinded (no ground truth) through the store loader. Bad arguments
-and unusable files end with one ``error:`` line on stderr and exit code 1, never a traceback.
+and unusable files end with one ``agentchaos: error:`` line on stderr (exit 2 for a bad command
+line, 1 for a file that cannot be used), never a traceback.
 """
 
 from __future__ import annotations
@@ -9,19 +10,18 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from agentchaos_otel.cli.errors import typer_app, usage_error, user_errors
 from agentchaos_otel.store.model import EpisodeTrace
 from predictors.features import FEATURE_SETS
 from predictors.model import DEFAULT_FALSE_ALARM, FailurePredictor, PredictorDataError
 
-app = typer.Typer(help="Early failure warning from external signals and logprob entropy.",
-                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+app = typer_app(help="Early failure warning from external signals and logprob entropy.")
 
 PREDICTIONS_DDL = """
 CREATE TABLE IF NOT EXISTS predictions (
@@ -35,16 +35,9 @@ FalseAlarmOpt = Annotated[float, typer.Option(help="Share of successful validati
                                                    "alarm.")]
 
 
-@contextmanager
-def _user_errors() -> Iterator[None]:
+def _user_errors() -> AbstractContextManager[None]:
     """Known failures become one line on stderr; anything else is a bug and keeps its traceback."""
-    from agentchaos_otel.store.db import StoreError
-
-    try:
-        yield
-    except (PredictorDataError, StoreError, ValueError, OSError) as exc:
-        typer.echo(f"error: {' '.join(str(exc).split())}", err=True)
-        raise typer.Exit(1) from None
+    return user_errors(PredictorDataError)
 
 
 def _load(db: Path) -> list[EpisodeTrace]:
@@ -60,7 +53,7 @@ def _load(db: Path) -> list[EpisodeTrace]:
 
 def _check_feature_set(features: str) -> str:
     if features not in FEATURE_SETS:
-        raise PredictorDataError(f"unknown feature set {features!r}; choose one of {', '.join(FEATURE_SETS)}")
+        raise usage_error(f"unknown feature set {features!r}; choose one of {', '.join(FEATURE_SETS)}")
     return features
 
 

@@ -25,7 +25,6 @@ The processor fails open: anything unexpected while scoring is logged and the sp
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -37,12 +36,13 @@ from opentelemetry import context as otel_context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import redact
 from agentchaos_otel.store.model import StepRecord
 from agentchaos_otel.trace.kinds import step_kind
 from predictors.features import OBSERVED_KEYS, FeatureState
 from predictors.model import FailurePredictor
 
-log = logging.getLogger(__name__)
+log = redact.get_logger(__name__)
 
 def span_step_kind(name: str, attributes: Any) -> str | None:
     """'llm', 'tool' or None, by the same rule as the store's ``steps`` view (so both see the same steps).

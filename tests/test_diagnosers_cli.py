@@ -116,20 +116,21 @@ def test_llm_method_against_loopback(store: Path) -> None:
         server.server_close()
 
 
-@pytest.mark.parametrize("args,message", [
-    (["missing.duckdb"], "no such file"),
-    (["{store}", "--method", "bogus"], "unknown method"),
-    (["{store}", "--method", "learned"], "needs --model-file"),
-    (["{store}", "--method", "learned", "--model-file", "{junk}"], "not a diagnoser model"),
-    (["{store}", "--method", "llm"], "needs --base-url"),
-    (["{junk}"], "error:"),
+@pytest.mark.parametrize("args,message,expected", [
+    (["missing.duckdb"], "no such file", 1),
+    (["{store}", "--method", "bogus"], "unknown method", 2),
+    (["{store}", "--method", "learned"], "needs --model-file", 2),
+    (["{store}", "--method", "learned", "--model-file", "{junk}"], "not a diagnoser model", 1),
+    (["{store}", "--method", "llm"], "needs --base-url", 2),
+    (["{junk}"], "agentchaos: error:", 1),
 ])
 def test_bad_input_is_one_line_and_nonzero(store: Path, tmp_path: Path, args: list[str],
-                                           message: str) -> None:
+                                           message: str, expected: int) -> None:
+    # 2: the command line is wrong; 1: a well-formed command met a file it cannot use.
     junk = tmp_path / "junk.bin"
     junk.write_bytes(b"\x00junk")
     code, out, err = invoke(*[a.format(store=store, junk=junk) for a in args])
-    assert code == 2
+    assert code == expected
     assert message in err and "Traceback" not in err + out
     assert len(err.strip().splitlines()) == 1
 

@@ -124,7 +124,7 @@ def test_bad_arguments_give_one_line_and_non_zero_exit(corpus_db: Path, tmp_path
     subst = {"missing": tmp_path / "missing.duckdb", "db": corpus_db, "garbage": garbage, "empty": empty}
     code, out, err = run(*[a.format(**subst) for a in args])
     assert code != 0
-    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("agentchaos: error: ") and err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_single_class_and_tiny_corpora_are_refused_clearly(tmp_path: Path) -> None:

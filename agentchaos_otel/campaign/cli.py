@@ -14,23 +14,22 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 
 from agentchaos_otel.campaign.runner import CLEAN, EpisodeOutcome, EpisodeSpec
+from agentchaos_otel.cli.errors import fail, typer_app, usage_error
 from agentchaos_otel.inject.schedule import ONCE_CONDITIONS, TOOL_CONDITIONS
 
-app = typer.Typer(help="Robustness campaigns: tasks x fault conditions x seeds.", no_args_is_help=True,
-                  add_completion=False, pretty_exceptions_enable=False)
+app = typer_app(help="Robustness campaigns: tasks x fault conditions x seeds.")
 campaign_app = app
 # Mounted as ``agentchaos report DB [OPTIONS]``: a group whose callback is the command, with
 # options allowed after the file argument (click groups stop parsing options at the first
 # positional by default).
-report_app = typer.Typer(help="Robustness report from a trace file.", add_completion=False,
-                         pretty_exceptions_enable=False, context_settings={"allow_interspersed_args": True},
-                         subcommand_metavar="")
+report_app = typer_app(help="Robustness report from a trace file.", no_args_is_help=False,
+                       context_settings={"allow_interspersed_args": True}, subcommand_metavar="")
 
 # Names that stand for a group of conditions in ``--conditions``.
 CATALOG_ALIASES = ("catalog", "agentchaos65")
@@ -41,9 +40,9 @@ TOP_LOGPROBS = 20
 DEFAULT_SUBTASKS = "1-6"
 
 
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
+def _fail(message: object) -> NoReturn:
+    """One ``agentchaos: error:`` line; an exception given as the message brings its exit code."""
+    fail(message)
 
 
 # --- Parsing -------------------------------------------------------------------------------------
@@ -56,14 +55,14 @@ def parse_seeds(text: str) -> list[int]:
         if "-" in part[1:]:
             lo, hi = part.split("-", 1)
             if not (lo.isdigit() and hi.isdigit()) or int(hi) < int(lo):
-                raise ValueError(f"bad seed range {part!r}; use e.g. 0-3")
+                raise usage_error(f"bad seed range {part!r}; use e.g. 0-3")
             seeds.extend(range(int(lo), int(hi) + 1))
         elif part.lstrip("-").isdigit():
             seeds.append(int(part))
         else:
-            raise ValueError(f"bad seed {part!r}; use integers like 0,1 or a range 0-3")
+            raise usage_error(f"bad seed {part!r}; use integers like 0,1 or a range 0-3")
     if not seeds:
-        raise ValueError("no seeds given")
+        raise usage_error("no seeds given")
     return list(dict.fromkeys(seeds))
 
 
@@ -78,7 +77,7 @@ def parse_conditions(text: str) -> list[str]:
 
     given = list(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
     if not given:
-        raise ValueError("no conditions given")
+        raise usage_error("no conditions given")
     conds: list[str] = []
     for c in given:
         if c in CATALOG_ALIASES:
@@ -95,8 +94,11 @@ def parse_conditions(text: str) -> list[str]:
     for c in conds:
         if c not in TOOL_CONDITIONS:
             if "," in c or c.endswith((".toml", ".json")):
-                raise ValueError(f"condition {c!r}: only tool conditions and catalog names are allowed")
-            resolve_plan(c)  # raises PlanError / unknown fault with a readable message
+                raise usage_error(f"condition {c!r}: only tool conditions and catalog names are allowed")
+            try:
+                resolve_plan(c)
+            except ValueError as exc:  # unknown fault (with a did-you-mean): a bad option value
+                raise usage_error(str(exc)) from None
     return conds
 
 
@@ -105,7 +107,7 @@ def parse_subtasks(text: str) -> tuple[int, int]:
     lo, _, hi = text.strip().partition("-")
     hi = hi or lo
     if not (lo.strip().isdigit() and hi.strip().isdigit()) or not 1 <= int(lo) <= int(hi):
-        raise ValueError(f"--subtasks must be MIN-MAX with 1 <= MIN <= MAX, e.g. 1-6 or 12-18; got {text!r}")
+        raise usage_error(f"--subtasks must be MIN-MAX with 1 <= MIN <= MAX, e.g. 1-6 or 12-18; got {text!r}")
     return int(lo), int(hi)
 
 
@@ -211,7 +213,7 @@ def bfcl_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None,
     ids = every if tasks == "all" else (every[:_count(tasks)] if tasks.isdigit() else resolve_task_ids(tasks))
     unknown = sorted(set(ids) - set(every))
     if unknown:
-        raise ValueError(f"unknown BFCL task id(s): {', '.join(unknown[:5])}")
+        raise usage_error(f"unknown BFCL task id(s): {', '.join(unknown[:5])}")
 
     def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
         def run_one(spec: EpisodeSpec) -> Any:
@@ -233,7 +235,7 @@ AGENTS: dict[str, AgentFactory] = {"reference": reference_agent, "bfcl": bfcl_ag
 
 def _count(tasks: str) -> int:
     if not tasks.isdigit() or int(tasks) < 1:
-        raise ValueError(f"--tasks must be a positive number or 'all', got {tasks!r}")
+        raise usage_error(f"--tasks must be a positive number or 'all', got {tasks!r}")
     return int(tasks)
 
 
@@ -242,7 +244,7 @@ def endpoint_key(base_url: str | None, model: str | None, api_key_env: str) -> s
     if not base_url:
         return None
     if not model:
-        raise ValueError("--model is required with --base-url")
+        raise usage_error("--model is required with --base-url")
     key = os.environ.get(api_key_env)
     if not key:
         raise ValueError(f"environment variable {api_key_env} is not set (needed for --base-url)")
@@ -277,7 +279,7 @@ def sanity_cmd(
     try:
         conds = parse_conditions(conditions)
     except ValueError as exc:
-        _fail(str(exc))
+        _fail(exc)
     report = run_sanity(conds, seed)
     for c in report.checks:
         typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name}: {c.detail}")
@@ -323,13 +325,13 @@ def run_cmd(
     console = Console(stderr=True)
     try:
         if agent not in AGENTS:
-            raise ValueError(f"unknown agent {agent!r}; expected one of {', '.join(AGENTS)}")
+            raise usage_error(f"unknown agent {agent!r}; expected one of {', '.join(AGENTS)}")
         seed_list = parse_seeds(seeds)
         conds = parse_conditions(conditions)
         if agent != "reference" and subtasks != DEFAULT_SUBTASKS:
-            raise ValueError("--subtasks applies to --agent reference only")
+            raise usage_error("--subtasks applies to --agent reference only")
         if perfect and base_url:
-            raise ValueError("--perfect applies to the simulated model only, not to --base-url")
+            raise usage_error("--perfect applies to the simulated model only, not to --base-url")
         options = AgentOptions(logprobs=logprobs, subtasks=parse_subtasks(subtasks), perfect=perfect,
                                step_cap=step_cap)
         endpoint_key(base_url, model, api_key_env)
@@ -345,7 +347,7 @@ def run_cmd(
     except typer.Exit:
         raise
     except Exception as exc:
-        _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        _fail(exc if str(exc) else type(exc).__name__)
     console.print(f"sanity: {len(report.checks)} checks passed")
     try:
         with model_endpoint(setup.policy, base_url, model, api_key_env, seed_list[0]) as (url, mdl, key, sim):
@@ -356,7 +358,7 @@ def run_cmd(
                                            **({"subtasks": subtasks} if agent == "reference" else {})})
             result = execute(config, setup, url, mdl, key, console=console, progress=progress)
     except (ValueError, OSError, StoreError) as exc:
-        _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        _fail(exc if str(exc) else type(exc).__name__)
     label = " (SIMULATED model)" if config.simulated else ""
     typer.echo(json.dumps({"run_id": result.run_id, "simulated": config.simulated, **result.counts}))
     console.print(f"campaign {result.run_id} done{label}: {result.counts}")

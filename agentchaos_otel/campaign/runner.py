@@ -159,9 +159,11 @@ def new_run_id(now: datetime) -> str:
 
 
 def _write_run(db: Path, row: dict[str, Any]) -> None:
+    from agentchaos_otel.redact import redact_json_text
     from agentchaos_otel.store.db import write_rows
 
     db.parent.mkdir(parents=True, exist_ok=True)
+    row = {**row, "args": redact_json_text(row["args"])}  # e.g. a --base-url carrying ?key=
     write_rows(str(db), "campaign_runs", [row], CAMPAIGN_RUNS_DDL, key=["id"])
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from agentchaos_otel.cli.errors import CLIError, usage_error
 from agentchaos_otel.inject.schedule import TOOL_CONDITIONS
 
 # One condition per episode, cycled: the LLM-response faults of both targets, compound, positional,
@@ -51,8 +52,39 @@ def run_episode(client: Any, task: Any, condition: str, *, seed: int, model: str
     return {"condition": condition, "success": run.success, "faults": sum(r.changed for r in ep.fault_log)}
 
 
+def check_reachable(base_url: str, api_key: str, timeout_s: float = 10.0) -> None:
+    """Refuse an endpoint that does not answer, before anything is deleted or started.
+
+    Without this, every episode fails on its first call and the demo reports a success rate of 0
+    as if the agent had been tried. Any HTTP answer counts as reachable, except a refused key.
+    """
+    import httpx
+
+    url = base_url.rstrip("/") + "/models"
+    try:
+        response = httpx.get(url, headers={"Authorization": f"Bearer {api_key}"}, timeout=timeout_s)
+    except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+        raise usage_error(f"--base-url {base_url!r} is not an http(s) URL ({exc})") from None
+    except httpx.HTTPError as exc:
+        raise CLIError(f"{base_url} is unreachable ({type(exc).__name__}: {exc}); nothing was run") from None
+    if response.status_code in (401, 403):
+        raise CLIError(f"{base_url} refused the API key (HTTP {response.status_code}); nothing was run")
+
+
+def prepare_db(db: Path, overwrite: bool, console: Console) -> None:
+    """Keep an existing file unless asked: it may be a trace store with runs, or not ours at all."""
+    if db.is_dir():
+        raise CLIError(f"--db {db} is a directory")
+    stale = [p for p in (db, Path(f"{db}.wal")) if p.exists()]
+    if stale and not overwrite:
+        raise CLIError(f"{db} exists; pass --overwrite to replace it, or choose another --db")
+    for p in stale:
+        console.print(f"replacing existing {p}")
+        p.unlink()
+
+
 def run_demo(*, db: Path, episodes: int, seed: int, workers: int, base_url: str | None, model: str | None,
-             api_key_env: str, console: Console, logprobs: bool = True) -> dict[str, Any]:
+             api_key_env: str, console: Console, logprobs: bool = True, overwrite: bool = False) -> dict[str, Any]:
     import agentchaos_otel
     from agentchaos_otel.cli.render import print_summary
     from agentchaos_otel.sim.reference_agent import ReferencePolicy
@@ -61,14 +93,13 @@ def run_demo(*, db: Path, episodes: int, seed: int, workers: int, base_url: str 
     from agentchaos_otel.store.summary import summarize
 
     if base_url is not None and not model:
-        raise ValueError("--model is required with --base-url")
+        raise usage_error("--model is required with --base-url")
     api_key = os.environ.get(api_key_env, "") if base_url else "sim-key"
     if base_url and not api_key:
         raise ValueError(f"environment variable {api_key_env} is empty; set it or pass --api-key-env")
-    for stale in (db, Path(f"{db}.wal")):
-        if stale.exists():
-            console.print(f"replacing existing {stale}")
-            stale.unlink()
+    if base_url:
+        check_reachable(base_url, api_key)
+    prepare_db(db, overwrite, console)
     server = None
     if base_url is None:
         server = SimulatedModelServer(ReferencePolicy(), seed=seed).start()

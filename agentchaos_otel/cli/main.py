@@ -11,12 +11,11 @@ from rich.console import Console
 from rich.table import Table
 
 from agentchaos_otel.cli import traces as _traces_cli
-from agentchaos_otel.cli.errors import entry
+from agentchaos_otel.cli.errors import entry, typer_app, usage_error
 
-app = typer.Typer(help="Chaos engineering and fault diagnosis for LLM agents, on OpenTelemetry.",
-                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
-faults_app = typer.Typer(help="The fault catalog.", no_args_is_help=True)
-traces_app = typer.Typer(help="Inspect a traces.duckdb file.", no_args_is_help=True)
+app = typer_app(help="Chaos engineering and fault diagnosis for LLM agents, on OpenTelemetry.")
+faults_app = typer_app(help="The fault catalog.")
+traces_app = typer_app(help="Inspect a traces.duckdb file.")
 app.add_typer(faults_app, name="faults")
 app.add_typer(traces_app, name="traces")
 
@@ -35,7 +34,7 @@ def faults_list(
     specs = [s for s in CATALOG.values() if family is None or s.family == family]
     if family is not None and not specs:
         families = sorted({s.family for s in CATALOG.values()})
-        raise ValueError(f"unknown family {family!r}; expected one of {', '.join(families)}")
+        raise usage_error(f"unknown family {family!r}; expected one of {', '.join(families)}")
     if as_json:
         typer.echo(json.dumps([{"name": s.name, "type": s.fault_type, "target": s.target,
                                 "strategy": s.strategy, "family": s.family,
@@ -56,7 +55,10 @@ def faults_show(name: str) -> None:
 
     from agentchaos_otel.faults.catalog import get_fault
 
-    spec = get_fault(name)
+    try:
+        spec = get_fault(name)
+    except ValueError as exc:  # an unknown name (with a did-you-mean) is a bad argument
+        raise usage_error(str(exc)) from None
     for key, value in asdict(spec).items():
         console.print(f"[bold]{key}[/bold]: {dict(value) if key == 'params' else value}")
 
@@ -111,12 +113,13 @@ def demo(
                                                      "simulated model).")] = None,
     model: Annotated[str | None, typer.Option(help="Model name for --base-url.")] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace --db if it exists.")] = False,
 ) -> None:
     """Run the reference agent under a spread of faults into a trace file and summarise it."""
     from agentchaos_otel.cli.demo import run_demo
 
     run_demo(db=db, episodes=episodes, seed=seed, workers=workers, base_url=base_url, model=model,
-             api_key_env=api_key_env, console=console)
+             api_key_env=api_key_env, console=console, overwrite=overwrite)
 
 
 _LAZY_AREAS = {

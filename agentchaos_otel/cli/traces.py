@@ -16,6 +16,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from agentchaos_otel.cli.errors import usage_error
+
 console = Console()
 
 DbOpt = Annotated[Path, typer.Option("--db", help="Trace file (created if missing).")]
@@ -112,7 +114,7 @@ def _headers(values: list[str] | None) -> dict[str, str] | None:
     for v in values or []:
         key, sep, value = v.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"--header {v!r} is not KEY=VALUE")
+            raise usage_error(f"--header {v!r} is not KEY=VALUE")
         out[key.strip()] = value.strip()
     return out or None
 
@@ -134,11 +136,12 @@ def _export(
     """Replay stored traces to any OTLP backend with original ids and timings, plus diagnoses and predictions."""
     from agentchaos_otel.otlp import span_exporter_from_env
     from agentchaos_otel.store.otlp_export import replay
+    from agentchaos_otel.trace.redacting import RedactingSpanExporter
 
     if not db.exists():
         raise ValueError(f"no such file: {db}")
-    exporter = span_exporter_from_env(endpoint=endpoint, protocol=protocol, headers=_headers(header),
-                                      timeout=timeout)
+    exporter = RedactingSpanExporter(span_exporter_from_env(endpoint=endpoint, protocol=protocol,
+                                                            headers=_headers(header), timeout=timeout))
     try:
         summary = replay(db, exporter, diagnose=diagnose)
     finally:

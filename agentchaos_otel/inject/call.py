@@ -20,6 +20,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import redact
 from agentchaos_otel.codecs import TooLarge, bounded_decompress
 from agentchaos_otel.faults import http as http_faults
 from agentchaos_otel.faults import llm_response
@@ -141,6 +142,7 @@ class LLMCall:
     @classmethod
     def start(cls, request: Any, tracer: trace.Tracer) -> LLMCall | None:
         """An LLMCall for a request to an LLM endpoint, whatever its body; None for other requests."""
+        redact.remember_request(request)  # so an echo of its credentials is redacted from any span
         provider = recognise(request)
         if provider is None:
             return None

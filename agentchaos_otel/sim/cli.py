@@ -26,11 +26,11 @@ from typing import Annotated, Any
 
 import typer
 
+from agentchaos_otel.cli.errors import fail, typer_app
 from agentchaos_otel.sim.policy import Policy
 from agentchaos_otel.sim.server import SimulatedModelServer
 
-app = typer.Typer(help="The bundled SIMULATED model server (not a real LLM).", no_args_is_help=True,
-                  pretty_exceptions_enable=False, add_completion=False)
+app = typer_app(help="The bundled SIMULATED model server (not a real LLM).")
 
 BANNER = "SIMULATED model (not a real LLM)"
 # How often the wait loop wakes: Ctrl-C is noticed between waits on every platform.
@@ -144,8 +144,7 @@ def serve(
         server.start()
     except OSError as exc:
         hint = " (another process has it; --port 0 picks a free one)" if exc.errno == errno.EADDRINUSE else ""
-        raise typer.BadParameter(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}",
-                                 param_hint="--port") from exc
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}")  # a failure, not a usage error
     stop = threading.Event()
     try:
         model = server.model_ids()[0]

@@ -12,7 +12,6 @@ when the spool cannot be written either, so nothing is ever dropped silently.
 from __future__ import annotations
 
 import json
-import logging
 import math
 import os
 import threading
@@ -25,11 +24,12 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import redact
 from agentchaos_otel.store import schema
 from agentchaos_otel.store.db import StoreError, bulk_execute, connect, default_path
 from agentchaos_otel.store.spool import Spool
 
-logger = logging.getLogger(__name__)
+logger = redact.get_logger(__name__)
 
 _path_locks: dict[str, threading.Lock] = {}
 _path_locks_guard = threading.Lock()
@@ -54,8 +54,7 @@ if hasattr(os, "register_at_fork"):
 
 def is_secret_key(key: str) -> bool:
     """True for attribute keys that name a credential header, in any common spelling."""
-    last = key.lower().rsplit(".", 1)[-1].replace("_", "-")
-    return last in A.SECRET_HEADER_NAMES
+    return redact.is_secret_name(key)
 
 
 def json_value(value: Any) -> Any:
@@ -94,7 +93,7 @@ def span_to_row(span: ReadableSpan, exported_ns: int | None = None) -> dict[str,
     resource_attrs = dict(span.resource.attributes) if span.resource is not None else {}
     scope = span.instrumentation_scope
     service = resource_attrs.get(A.SERVICE_NAME)
-    return {
+    return redact.redact_row({
         "trace_id": format(ctx.trace_id, "032x") if ctx else None,
         "span_id": format(ctx.span_id, "016x") if ctx else None,
         "parent_span_id": format(parent.span_id, "016x") if parent is not None else None,
@@ -110,7 +109,7 @@ def span_to_row(span: ReadableSpan, exported_ns: int | None = None) -> dict[str,
         "resource": dumps(clean_attributes(resource_attrs)),
         "events": events_json([(e.name, e.timestamp, e.attributes) for e in span.events]),
         "exported_ns": exported_ns if exported_ns is not None else time.time_ns(),
-    }
+    })
 
 
 _INSERT_SQL = (f"INSERT INTO spans ({', '.join(schema.SPAN_COLUMNS)}) "

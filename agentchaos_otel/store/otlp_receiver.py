@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import logging
 import os
 import threading
 import time
@@ -28,9 +27,10 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.sdk.trace.export import SpanExportResult
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import redact
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, clean_attributes, dumps, events_json
 
-logger = logging.getLogger(__name__)
+logger = redact.get_logger(__name__)
 
 TRACES_PATH = "/v1/traces"
 MAX_BODY = 64 * 1024 * 1024
@@ -207,7 +207,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._error(400, f"bad gzip body: {exc}", as_json)
                 return
         try:
-            rows = rows_from_json(body) if as_json else rows_from_protobuf(body)
+            rows = redact.redact_rows(rows_from_json(body) if as_json else rows_from_protobuf(body))
         except BadPayload as exc:
             self._error(400, str(exc), as_json)
             return

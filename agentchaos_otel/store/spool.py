@@ -10,19 +10,20 @@ that the file it holds is still the one on disk (a loader may have just consumed
 from __future__ import annotations
 
 import json
-import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from agentchaos_otel import redact
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - non-POSIX platforms: single-process use only
     fcntl = None  # type: ignore[assignment]
 
-logger = logging.getLogger(__name__)
+logger = redact.get_logger(__name__)
 
 SPOOL_SUFFIX = ".spool.jsonl"
 REJECTED_SUFFIX = ".spool.rejected.jsonl"
@@ -81,6 +82,7 @@ class Spool:
         """Append rows durably; raises OSError when the spool cannot be written."""
         if not rows:
             return
+        rows = redact.redact_rows(rows)  # a spool is a file on disk like the database: same rules
         data = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in rows)
         with self._locked("a") as f:
             assert f is not None

@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import duckdb
+
 from agentchaos_otel.store import schema
-from agentchaos_otel.store.db import open_store, read_version
+from agentchaos_otel.store.db import StoreError, open_store, read_version
 
 
 def _rate(succeeded: int, known: int) -> float | None:
@@ -18,6 +20,15 @@ def _rate(succeeded: int, known: int) -> float | None:
 
 
 def summarize(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The summary dict; StoreError when the file claims to be a store but lacks its tables or views."""
+    try:
+        return _summarize(path)
+    except duckdb.Error as exc:
+        reason = " ".join(str(exc).split())[:200]
+        raise StoreError(f"{path}: not a usable agentchaos trace store ({reason})") from None
+
+
+def _summarize(path: str | os.PathLike[str]) -> dict[str, Any]:
     with open_store(path) as conn:
         info = read_version(conn)
 

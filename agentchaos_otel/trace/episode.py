@@ -12,6 +12,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import redact
 from agentchaos_otel.inject import binding
 from agentchaos_otel.inject.binding import EpisodeState, FaultRecord
 from agentchaos_otel.inject.plan import Plan, resolve_plan
@@ -68,7 +69,7 @@ class Episode:
     def set_outcome(self, success: bool, error: str | None = None) -> None:
         self.success = bool(success)
         if error is not None:
-            self.error = str(error)
+            self.error = redact.redact_text(str(error))
 
     def __enter__(self) -> Episode:
         current = trace.get_current_span()
@@ -93,8 +94,8 @@ class Episode:
         assert self.span is not None and self._tokens is not None
         span = self.span
         if exc is not None:
-            self.error = self.error or f"{type(exc).__name__}: {exc}"
-            span.record_exception(exc)
+            self.error = self.error or redact.redact_text(f"{type(exc).__name__}: {exc}")
+            span.record_exception(exc, attributes=redact.exception_attributes(exc))
             if self.success is None:
                 self.success = False
         if self.success is not None:

@@ -11,7 +11,6 @@ on the first span that starts (``agentchaos.injector.refused``).
 
 from __future__ import annotations
 
-import logging
 import os
 import weakref
 from collections.abc import Collection
@@ -21,6 +20,7 @@ from opentelemetry import trace
 from opentelemetry.instrumentation.instrumentor import BaseInstrumentor
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import redact
 from agentchaos_otel.inject import binding, install
 from agentchaos_otel.inject.binding import EpisodeState
 from agentchaos_otel.inject.plan import NO_FAULTS, Plan, PlanError, resolve_plan
@@ -31,7 +31,7 @@ ENV_SEED = "AGENTCHAOS_SEED"
 ENV_DB = "AGENTCHAOS_DB"
 ENV_TASK = "AGENTCHAOS_TASK_ID"
 
-_log = logging.getLogger(__name__)
+_log = redact.get_logger(__name__)
 # Per provider object, not per id(): a provider built where a collected one was must get its own.
 _processors: weakref.WeakKeyDictionary[Any, EpisodeSpanProcessor] = weakref.WeakKeyDictionary()
 

@@ -2,8 +2,8 @@
 
 Episodes are run by ``agentchaos campaign run --agent bfcl`` (tool-result conditions, LLM-fault
 catalog names, seeds, resume, ``--perfect``, ``--step-cap``, ``--logprobs``); this area only
-shows what there is to run. Bad arguments end with one ``error:`` line on stderr and exit code
-1, never a traceback.
+shows what there is to run. Bad arguments end with one ``agentchaos: error:`` line on stderr
+(exit 2 for a bad command line, 1 for a failure), never a traceback.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Annotated
 
 import typer
 
+from agentchaos_otel.cli.errors import fail, typer_app
 from benchmarks.bfcl import UNAVAILABLE_REASON, bfcl_available
 
-app = typer.Typer(help="BFCL v4 multi-turn tasks. Run them with `agentchaos campaign run --agent bfcl`.",
-                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+app = typer_app(help="BFCL v4 multi-turn tasks. Run them with `agentchaos campaign run --agent bfcl`.")
 
 
 @app.callback()
@@ -33,9 +33,7 @@ def _user_errors() -> Iterator[None]:
     try:
         yield
     except (ValueError, KeyError, OSError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        typer.echo(f"error: {' '.join(str(message).split())}", err=True)
-        raise typer.Exit(1) from None
+        fail(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc)
 
 
 @app.command("tasks")
