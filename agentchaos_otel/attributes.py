@@ -235,3 +235,26 @@ RESPONSE_TOOL_ARGS_STRINGS = "agentchaos.response.tool_args_strings"
 # --- diagnosers (observable reply signals) ---------------------------------------------------
 # The reply text is non-empty but only whitespace: to a reader, an empty answer.
 RESPONSE_CONTENT_BLANK = "agentchaos.response.content_blank"
+
+# --- guards (agentchaos_otel.guards) ---------------------------------------------------------
+# Response guard, on the chat span of each checked response (one span per attempt).
+GUARD_PREFIX = "agentchaos.guard."
+GUARD_CHECKED = "agentchaos.guard.checked"  # the response was checked (False: see GUARD_SKIPPED)
+GUARD_SKIPPED = "agentchaos.guard.skipped"  # why a response was not checked (stream, status, not JSON)
+GUARD_FINDINGS = "agentchaos.guard.findings"  # kinds found, e.g. ["length", "schema_mismatch"]
+GUARD_DETAIL = "agentchaos.guard.detail"  # first finding, one line
+GUARD_ACTION = "agentchaos.guard.action"  # pass | raise | retry | annotate
+GUARD_POLICY = "agentchaos.guard.policy"  # raise | retry | annotate
+GUARD_ATTEMPT = "agentchaos.guard.attempt"  # 0 = the agent's own call, 1.. = guard retries
+GUARD_BACKOFF = "agentchaos.guard.backoff_s"  # wait before the retry this decision asked for
+EVENT_GUARD_DECISION = "agentchaos.guard.decision"  # when no chat span of ours is there to carry it
+# Idempotency guard, on execute_tool spans.
+GUARD_IDEMPOTENT = "agentchaos.guard.idempotent"  # the tool was declared idempotent
+GUARD_SUPPRESSED = "agentchaos.guard.suppressed"  # this repeat was not executed
+GUARD_SUPPRESSED_OF = "agentchaos.guard.suppressed_of"  # guard sequence number of the execution it repeats
+GUARD_REPLY = "agentchaos.guard.reply"  # first_result | already_applied
+EVENT_GUARD_SUPPRESSED = "agentchaos.guard.suppressed"
+# On an episode root: which guards ran, and how often a state-changing call took effect twice
+# (counted on the official checker's replayed state for BFCL).
+EPISODE_GUARDS = "agentchaos.guard.enabled"
+EPISODE_DOUBLE_APPLIED = "agentchaos.episode.double_applied"

@@ -1,0 +1,250 @@
+"""The response guard as an httpx / httpx2 transport wrapper, sync and async.
+
+It sits outside whatever transport the client has. Put outside the fault injector
+(``GuardTransport(ChaosTransport(...))``, which ``guard_client`` and ``install`` do when the
+injector is already installed), it sees the faults the injector made, exactly as the agent
+would. Each non-streaming LLM response is read whole, checked against its request
+(``checks.check_response``) and then passed on, retried or turned into a typed exception.
+
+Every decision is recorded on the ``chat`` span of the attempt: the injector's span is held
+open until the guard has decided (``inject.hold``). Without the injector underneath there is
+no chat span of ours, and the decision goes as an ``agentchaos.guard.decision`` event on the
+current span.
+
+Streaming responses are passed through unchecked: the agent consumes them as they arrive, so
+there is nothing left to retry or refuse once the end shows a problem. The chat span records
+``agentchaos.guard.skipped = "stream"``; streams are annotate-only by design.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry import trace
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.guards import checks as C
+from agentchaos_otel.guards.errors import error_for
+from agentchaos_otel.guards.policy import ANNOTATE, RAISE, RETRY, GuardPolicy
+from agentchaos_otel.inject.call import recognise
+from agentchaos_otel.inject.hold import holding
+
+PASS = "pass"
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str  # pass | raise | retry | annotate
+    findings: tuple[C.Finding, ...] = ()
+    skipped: str | None = None
+    backoff: float = 0.0
+
+
+def _request_body(request: Any) -> dict[str, Any] | None:
+    try:
+        body = json.loads(request.content or b"{}")
+    except (ValueError, UnicodeDecodeError, RuntimeError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def decide(policy: GuardPolicy, provider: str, request_body: dict[str, Any], status: int, raw: bytes,
+           attempt: int, key: bytes = b"") -> Decision:
+    """The guard's decision on one response (pure: the transports only do the I/O around it)."""
+    if not 200 <= status < 300:
+        return Decision(PASS, skipped=f"status {status}")  # the SDK's own error handling applies
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return Decision(PASS, skipped="response body is not JSON")
+    if not isinstance(body, dict):
+        return Decision(PASS, skipped="response body is not a JSON object")
+    findings = tuple(C.check_response(provider, request_body, body, policy.checks))
+    if not findings:
+        return Decision(PASS)
+    if policy.action == RETRY and attempt < policy.max_retries:
+        return Decision(RETRY, findings, backoff=policy.delay(attempt + 1, key))
+    if policy.action == ANNOTATE or (policy.action == RETRY and policy.then == ANNOTATE):
+        return Decision(ANNOTATE, findings)
+    return Decision(RAISE, findings)
+
+
+def record(spans: list[Any], decision: Decision, policy: GuardPolicy, attempt: int) -> None:
+    """Put the decision on the attempt's chat span (or an event on the current span); end held spans."""
+    attrs: dict[str, Any] = {A.GUARD_CHECKED: decision.skipped is None, A.GUARD_ACTION: decision.action,
+                             A.GUARD_POLICY: policy.action, A.GUARD_ATTEMPT: attempt,
+                             A.GUARD_FINDINGS: [f.kind for f in decision.findings]}
+    if decision.skipped:
+        attrs[A.GUARD_SKIPPED] = decision.skipped
+    lead = C.first(decision.findings)
+    if lead is not None:
+        attrs[A.GUARD_DETAIL] = lead.line()
+    if decision.action == RETRY:
+        attrs[A.GUARD_BACKOFF] = decision.backoff
+    try:
+        if spans:
+            spans[-1].set_attributes(attrs)
+        elif decision.skipped != "stream":  # a stream's chat span ends later, when the agent has read it
+            current = trace.get_current_span()
+            if current.is_recording():
+                current.add_event(A.EVENT_GUARD_DECISION, attrs)
+    except Exception:  # recording must never change what the agent gets
+        pass
+    finally:
+        end_all(spans)
+
+
+def end_all(spans: list[Any]) -> None:
+    for span in spans:
+        try:
+            span.end()
+        except Exception:
+            pass
+    spans.clear()
+
+
+class _Base:
+    def __init__(self, transport: Any, policy: GuardPolicy | str | None) -> None:
+        self.wrapped = transport
+        self.policy = GuardPolicy.of(policy)
+
+    def _plan(self, request: Any) -> tuple[str, dict[str, Any]] | None:
+        provider = recognise(request)
+        if provider is None:
+            return None
+        body = _request_body(request)
+        if body is None:
+            return None
+        return provider, body
+
+    def _outcome(self, request: Any, response: Any, raw: bytes, decision: Decision, attempt: int) -> Any:
+        if decision.action == RAISE:
+            response.request = request
+            try:
+                body: Any = json.loads(raw)
+            except ValueError:
+                body = None
+            raise error_for(decision.findings, response, body, attempts=attempt + 1)
+        return response
+
+
+class GuardTransport(_Base):
+    """Sync guard: ``httpx2.Client(transport=GuardTransport(inner, policy="retry"))``."""
+
+    def __init__(self, transport: Any = None, *, policy: GuardPolicy | str | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        if transport is None:
+            import httpx
+
+            transport = httpx.HTTPTransport()
+        super().__init__(transport, policy)
+        self._sleep = sleep
+
+    def handle_request(self, request: Any) -> Any:
+        plan = self._plan(request)
+        if plan is None:
+            return self.wrapped.handle_request(request)
+        provider, body = plan
+        if body.get("stream"):
+            with holding() as spans:
+                try:
+                    response = self.wrapped.handle_request(request)
+                finally:
+                    record(spans, Decision(PASS, skipped="stream"), self.policy, 0)
+            return response
+        attempt = 0
+        while True:
+            with holding() as spans:
+                try:
+                    response = self.wrapped.handle_request(request)
+                    raw = response.read()
+                except BaseException:
+                    end_all(spans)
+                    raise
+            try:
+                decision = decide(self.policy, provider, body, response.status_code, raw, attempt, request.content)
+            except Exception:  # a guard bug fails open
+                decision = Decision(PASS, skipped="guard error")
+            record(spans, decision, self.policy, attempt)
+            if decision.action != RETRY:
+                return self._outcome(request, response, raw, decision, attempt)
+            response.close()
+            self._sleep(decision.backoff)
+            attempt += 1
+
+    def close(self) -> None:
+        self.wrapped.close()
+
+    def __enter__(self) -> GuardTransport:
+        if hasattr(self.wrapped, "__enter__"):
+            self.wrapped.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if hasattr(self.wrapped, "__exit__"):
+            self.wrapped.__exit__(*exc)
+
+
+class AsyncGuardTransport(_Base):
+    """Async guard for ``httpx.AsyncClient`` / ``httpx2.AsyncClient``."""
+
+    def __init__(self, transport: Any = None, *, policy: GuardPolicy | str | None = None,
+                 sleep: Callable[[float], Any] = asyncio.sleep) -> None:
+        if transport is None:
+            import httpx
+
+            transport = httpx.AsyncHTTPTransport()
+        super().__init__(transport, policy)
+        self._sleep = sleep
+
+    async def handle_async_request(self, request: Any) -> Any:
+        plan = self._plan(request)
+        if plan is None:
+            return await self.wrapped.handle_async_request(request)
+        provider, body = plan
+        if body.get("stream"):
+            with holding() as spans:
+                try:
+                    response = await self.wrapped.handle_async_request(request)
+                finally:
+                    record(spans, Decision(PASS, skipped="stream"), self.policy, 0)
+            return response
+        attempt = 0
+        while True:
+            with holding() as spans:
+                try:
+                    response = await self.wrapped.handle_async_request(request)
+                    raw = await response.aread()
+                except BaseException:
+                    end_all(spans)
+                    raise
+            try:
+                decision = decide(self.policy, provider, body, response.status_code, raw, attempt, request.content)
+            except Exception:
+                decision = Decision(PASS, skipped="guard error")
+            record(spans, decision, self.policy, attempt)
+            if decision.action != RETRY:
+                return self._outcome(request, response, raw, decision, attempt)
+            await response.aclose()
+            await self._sleep(decision.backoff)
+            attempt += 1
+
+    async def aclose(self) -> None:
+        await self.wrapped.aclose()
+
+    async def __aenter__(self) -> AsyncGuardTransport:
+        if hasattr(self.wrapped, "__aenter__"):
+            await self.wrapped.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if hasattr(self.wrapped, "__aexit__"):
+            await self.wrapped.__aexit__(*exc)
+
+
+__all__ = ["ANNOTATE", "RAISE", "RETRY", "AsyncGuardTransport", "Decision", "GuardTransport", "decide"]
