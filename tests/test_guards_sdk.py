@@ -149,3 +149,24 @@ async def test_async_client_raises_the_same_types(memory_tracing) -> None:
             await client.chat.completions.create(model="m", messages=MESSAGES, tools=[ORDER_TOOL])
         await client.close()
     assert _chat_spans(exporter)[0].attributes[A.GUARD_ACTION] == "raise"
+
+
+def test_streams_are_annotated_at_their_end_and_never_raised(memory_tracing) -> None:
+    """A streamed empty answer under the raise policy: every chunk reaches the agent, the chat span says what was found."""
+    from agentchaos_otel.sim.policy import Turn
+    from agentchaos_otel.sim.server import SimulatedModelServer
+
+    class Empty:
+        name = "sim-empty"
+
+        def respond(self, request, rng):
+            return Turn(content="")
+
+    provider, exporter = memory_tracing
+    with SimulatedModelServer(Empty(), seed=0) as server:
+        client = _client(server, provider, "raise")
+        chunks = list(client.chat.completions.create(model="sim-empty", messages=MESSAGES, stream=True))
+    assert chunks and chunks[-1].choices[0].finish_reason == "stop"
+    (span,) = _chat_spans(exporter)
+    assert span.attributes[A.GUARD_ACTION] == "annotate"
+    assert list(span.attributes[A.GUARD_FINDINGS]) == ["empty_answer"]

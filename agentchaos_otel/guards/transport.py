@@ -11,14 +11,18 @@ open until the guard has decided (``inject.hold``). Without the injector underne
 no chat span of ours, and the decision goes as an ``agentchaos.guard.decision`` event on the
 current span.
 
-Streaming responses are passed through unchecked: the agent consumes them as they arrive, so
-there is nothing left to retry or refuse once the end shows a problem. The chat span records
-``agentchaos.guard.skipped = "stream"``; streams are annotate-only by design.
+Streaming responses are annotate-only, whatever the policy: the agent consumes the events as
+they arrive, so by the time the end shows a problem there is nothing left to retry or refuse.
+The guard passes every chunk on untouched, keeps a bounded copy (``MAX_STREAM_BYTES``), and when
+the stream ends assembles the answer (``faults.stream.assemble_chat_completion`` /
+``faults.messages_stream.assemble_message``) and records the findings on the chat span with
+action ``annotate``. A stream the agent stops reading early is recorded as skipped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -31,10 +35,12 @@ from agentchaos_otel import attributes as A
 from agentchaos_otel.guards import checks as C
 from agentchaos_otel.guards.errors import error_for
 from agentchaos_otel.guards.policy import ANNOTATE, RAISE, RETRY, GuardPolicy
-from agentchaos_otel.inject.call import recognise
+from agentchaos_otel.inject import hold
+from agentchaos_otel.inject.call import http_module, recognise
 from agentchaos_otel.inject.hold import holding
 
 PASS = "pass"
+MAX_STREAM_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,86 @@ def decide(policy: GuardPolicy, provider: str, request_body: dict[str, Any], sta
     return Decision(RAISE, findings)
 
 
+def stream_decision(policy: GuardPolicy, provider: str, request_body: dict[str, Any], raw: bytes,
+                    complete: bool) -> Decision:
+    """Findings on a streamed answer, assembled from its events; never more than ``annotate``.
+
+    The SDKs stop reading at the end event (``[DONE]``, ``message_stop``) without draining the
+    body, so a stream counts as read to the end when that event arrived (or the body ran out).
+    """
+    from agentchaos_otel.faults.messages_stream import assemble_message, is_end
+    from agentchaos_otel.faults.stream import SSEParser, assemble_chat_completion
+
+    parser = SSEParser()
+    events = parser.feed(raw) + parser.close()
+    if not complete and not any((e.is_done and e.complete) or is_end(e) for e in events):
+        return Decision(PASS, skipped="stream not read to the end")
+    body = assemble_message(events) if provider == A.PROVIDER_ANTHROPIC else assemble_chat_completion(events)
+    findings = tuple(C.check_response(provider, request_body, body, policy.checks))
+    return Decision(ANNOTATE if findings else PASS, findings)
+
+
+@functools.cache
+def _sync_stream_class(module: Any) -> type:
+    class _GuardedSyncStream(module.SyncByteStream):  # type: ignore[misc,name-defined]
+        """Passes chunks through; checks the assembled answer when the stream ends."""
+
+        def __init__(self, upstream: Any, finish: Callable[[bytes, bool], Decision], policy: GuardPolicy) -> None:
+            self._upstream, self._finish, self._policy = upstream, finish, policy
+
+        def __iter__(self) -> Any:
+            spans, token = hold.begin()
+            buf, complete = bytearray(), False
+            try:
+                for chunk in self._upstream:
+                    if len(buf) < MAX_STREAM_BYTES:
+                        buf.extend(chunk)
+                    yield chunk
+                complete = len(buf) < MAX_STREAM_BYTES
+            finally:
+                hold.release(token)
+                _finish_stream(spans, self._finish, bytes(buf), complete, self._policy)
+
+        def close(self) -> None:
+            self._upstream.close()
+
+    return _GuardedSyncStream
+
+
+@functools.cache
+def _async_stream_class(module: Any) -> type:
+    class _GuardedAsyncStream(module.AsyncByteStream):  # type: ignore[misc,name-defined]
+        def __init__(self, upstream: Any, finish: Callable[[bytes, bool], Decision], policy: GuardPolicy) -> None:
+            self._upstream, self._finish, self._policy = upstream, finish, policy
+
+        async def __aiter__(self) -> Any:
+            spans, token = hold.begin()
+            buf, complete = bytearray(), False
+            try:
+                async for chunk in self._upstream:
+                    if len(buf) < MAX_STREAM_BYTES:
+                        buf.extend(chunk)
+                    yield chunk
+                complete = len(buf) < MAX_STREAM_BYTES
+            finally:
+                hold.release(token)
+                _finish_stream(spans, self._finish, bytes(buf), complete, self._policy)
+
+        async def aclose(self) -> None:
+            await self._upstream.aclose()
+
+    return _GuardedAsyncStream
+
+
+def _finish_stream(spans: list[Any], finish: Callable[[bytes, bool], Decision], raw: bytes, complete: bool,
+                   policy: GuardPolicy) -> None:
+    try:
+        decision = finish(raw, complete)
+    except Exception:  # fail open
+        decision = Decision(PASS, skipped="guard error")
+    record(spans, decision, policy, 0)
+
+
 def record(spans: list[Any], decision: Decision, policy: GuardPolicy, attempt: int) -> None:
     """Put the decision on the attempt's chat span (or an event on the current span); end held spans."""
     attrs: dict[str, Any] = {A.GUARD_CHECKED: decision.skipped is None, A.GUARD_ACTION: decision.action,
@@ -89,7 +175,7 @@ def record(spans: list[Any], decision: Decision, policy: GuardPolicy, attempt: i
     try:
         if spans:
             spans[-1].set_attributes(attrs)
-        elif decision.skipped != "stream":  # a stream's chat span ends later, when the agent has read it
+        elif decision.skipped is None or not decision.skipped.startswith("stream"):
             current = trace.get_current_span()
             if current.is_recording():
                 current.add_event(A.EVENT_GUARD_DECISION, attrs)
@@ -122,6 +208,19 @@ class _Base:
             return None
         return provider, body
 
+    def _stream(self, request: Any, provider: str, body: dict[str, Any], response: Any,
+                classes: Callable[[Any], type]) -> Any:
+        """The streamed response with its chunks passed through and checked at the end (annotate only)."""
+        if not 200 <= response.status_code < 300:
+            return response
+        try:
+            def finish(raw: bytes, complete: bool) -> Decision:
+                return stream_decision(self.policy, provider, body, raw, complete)
+            response.stream = classes(http_module(request))(response.stream, finish, self.policy)
+        except Exception:  # fail open: the agent reads the stream unguarded
+            pass
+        return response
+
     def _outcome(self, request: Any, response: Any, raw: bytes, decision: Decision, attempt: int) -> Any:
         if decision.action == RAISE:
             response.request = request
@@ -151,12 +250,7 @@ class GuardTransport(_Base):
             return self.wrapped.handle_request(request)
         provider, body = plan
         if body.get("stream"):
-            with holding() as spans:
-                try:
-                    response = self.wrapped.handle_request(request)
-                finally:
-                    record(spans, Decision(PASS, skipped="stream"), self.policy, 0)
-            return response
+            return self._stream(request, provider, body, self.wrapped.handle_request(request), _sync_stream_class)
         attempt = 0
         while True:
             with holding() as spans:
@@ -208,12 +302,8 @@ class AsyncGuardTransport(_Base):
             return await self.wrapped.handle_async_request(request)
         provider, body = plan
         if body.get("stream"):
-            with holding() as spans:
-                try:
-                    response = await self.wrapped.handle_async_request(request)
-                finally:
-                    record(spans, Decision(PASS, skipped="stream"), self.policy, 0)
-            return response
+            response = await self.wrapped.handle_async_request(request)
+            return self._stream(request, provider, body, response, _async_stream_class)
         attempt = 0
         while True:
             with holding() as spans:

@@ -34,3 +34,17 @@ def holding() -> Iterator[list[Any]]:
         yield spans
     finally:
         _HELD.reset(token)
+
+
+def begin() -> tuple[list[Any], Any]:
+    """``holding()`` for code that cannot use a ``with`` block (a stream being iterated)."""
+    spans: list[Any] = []
+    return spans, _HELD.set(spans)
+
+
+def release(token: Any) -> None:
+    """Stop holding; a stream finalised from another context (garbage collection) just stops."""
+    try:
+        _HELD.reset(token)
+    except ValueError:
+        pass
