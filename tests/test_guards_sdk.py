@@ -152,7 +152,7 @@ async def test_async_client_raises_the_same_types(memory_tracing) -> None:
 
 
 def test_streams_are_annotated_at_their_end_and_never_raised(memory_tracing) -> None:
-    """A streamed empty answer under the raise policy: every chunk reaches the agent, the chat span says what was found."""
+    """A streamed empty answer under the raise policy: every chunk reaches the agent, the span says what was found."""
     from agentchaos_otel.sim.policy import Turn
     from agentchaos_otel.sim.server import SimulatedModelServer
 
