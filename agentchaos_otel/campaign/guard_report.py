@@ -43,6 +43,8 @@ class GuardedPair:
     success_guarded: Rate
     delta: Estimate  # guarded minus unguarded success, fraction
     caveat: str = ""
+    double_unguarded: Rate = Rate(0, 0)  # episodes with a double application (where the harness counts it)
+    double_guarded: Rate = Rate(0, 0)
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,8 @@ def _compare(key: str, pairs: Sequence[tuple[EpisodeTrace, EpisodeTrace]], *, se
     value, lo, hi = stats.bootstrap_interval(d, seed=seed, labels=("guard-delta", key), resamples=resamples)
     caveat = stats.ZERO_WIDTH_CAVEAT if stats.zero_width(lo, hi, len(d)) else ""
     return GuardedPair(key, len(pairs), _rate([u for u, _ in pairs]), _rate([g for _, g in pairs]),
-                       Estimate(value, lo, hi, len(d)), caveat)
+                       Estimate(value, lo, hi, len(d)), caveat, _double([u for u, _ in pairs])[0],
+                       _double([g for _, g in pairs])[0])
 
 
 def _retry_rate(eps: Sequence[EpisodeTrace]) -> Rate:

@@ -209,14 +209,12 @@ def render_guards(m: StudyMeasures, console: Console) -> None:
     g = m.guards
     names = ", ".join(g.guards) or "guards"
     t = Table(title=title(f"Guards ({names}): paired success, guarded − unguarded, same task and seed", m))
-    for col in ("condition / fault type", "pairs", "unguarded success", "guarded success", "Δ pts [95% CI]"):
+    for col in ("condition / fault type", "pairs", "unguarded success", "guarded success", "Δ pts [95% CI]",
+                "double applied, unguarded", "double applied, guarded"):
         t.add_column(col, justify="left" if col.startswith("condition") else "right")
-    for key, p in g.by_condition.items():
-        t.add_row(key, str(p.pairs), rate(p.success_unguarded), rate(p.success_guarded),
-                  interval(p.delta, points=True))
-    for key, p in g.by_fault_type.items():
-        t.add_row(f"type: {key}", str(p.pairs), rate(p.success_unguarded), rate(p.success_guarded),
-                  interval(p.delta, points=True))
+    for label, p in [*g.by_condition.items(), *((f"type: {k}", v) for k, v in g.by_fault_type.items())]:
+        t.add_row(label, str(p.pairs), rate(p.success_unguarded), rate(p.success_guarded),
+                  interval(p.delta, points=True), rate(p.double_unguarded), rate(p.double_guarded))
     console.print(t)
     t = Table(title=title("Guards: retry after a faulted tool step and double application, without and with", m))
     for col in ("arm", "retry within 3 moves", "episodes with a double application", "double applications"):
