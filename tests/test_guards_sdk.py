@@ -170,3 +170,28 @@ def test_streams_are_annotated_at_their_end_and_never_raised(memory_tracing) -> 
     (span,) = _chat_spans(exporter)
     assert span.attributes[A.GUARD_ACTION] == "annotate"
     assert list(span.attributes[A.GUARD_FINDINGS]) == ["empty_answer"]
+
+
+def test_process_wide_install_puts_the_guard_outside_the_injector(memory_tracing) -> None:
+    from agentchaos_otel import guards
+    from agentchaos_otel.guards.transport import GuardTransport
+    from agentchaos_otel.inject import install as chaos
+    from agentchaos_otel.inject.transport import ChaosTransport
+
+    provider, exporter = memory_tracing
+    chaos.install(tracer_provider=provider)
+    guards.install("raise")
+    try:
+        with replay_server([completion(None)]) as server:
+            client = openai.OpenAI(base_url=server.base_url, api_key="sk-test")
+            transport = client._client._transport
+            assert isinstance(transport, GuardTransport) and isinstance(transport.wrapped, ChaosTransport)
+            with pytest.raises(EmptyAnswer):
+                client.chat.completions.create(model="m", messages=MESSAGES)
+    finally:
+        guards.uninstall()
+        chaos.uninstall()
+    assert not guards.installed()
+    assert _chat_spans(exporter)[0].attributes[A.GUARD_ACTION] == "raise"
+    fresh = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="sk-test")
+    assert not isinstance(fresh._client._transport, GuardTransport)

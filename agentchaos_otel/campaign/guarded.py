@@ -84,7 +84,7 @@ def guarded_client(client: Any, policy: GuardPolicy = CAMPAIGN_POLICY) -> Any:
     """
     import openai
 
-    from agentchaos_otel.guards.install import guard_client
+    from agentchaos_otel.guards.clients import guard_client
 
     twin = openai.OpenAI(base_url=str(client.base_url), api_key=client.api_key, max_retries=client.max_retries,
                          timeout=client.timeout)

@@ -26,12 +26,13 @@ _EXPORTS = {
     "LengthStop": "agentchaos_otel.guards.errors",
     "SchemaMismatch": "agentchaos_otel.guards.errors",
     "check_response": "agentchaos_otel.guards.checks",
-    "guard_client": "agentchaos_otel.guards.install",
+    "guard_client": "agentchaos_otel.guards.clients",
     "idempotent": "agentchaos_otel.guards.idempotency",
-    "install": "agentchaos_otel.guards.install",
+    "install": "agentchaos_otel.guards.clients",
+    "installed": "agentchaos_otel.guards.clients",
     "not_idempotent": "agentchaos_otel.guards.idempotency",
-    "unguard_client": "agentchaos_otel.guards.install",
-    "uninstall": "agentchaos_otel.guards.install",
+    "unguard_client": "agentchaos_otel.guards.clients",
+    "uninstall": "agentchaos_otel.guards.clients",
 }
 
 __all__ = sorted(_EXPORTS)
