@@ -255,6 +255,8 @@ GUARD_SUPPRESSED_OF = "agentchaos.guard.suppressed_of"  # guard sequence number 
 GUARD_REPLY = "agentchaos.guard.reply"  # first_result | already_applied
 EVENT_GUARD_SUPPRESSED = "agentchaos.guard.suppressed"
 # On an episode root: which guards ran, and how often a state-changing call took effect twice
-# (counted on the official checker's replayed state for BFCL).
+# (counted on the official checker's replayed state for BFCL). The count comes from evaluation,
+# not from anything the agent could observe, so it is ground truth: under the fault prefix,
+# which blinding removes before a diagnoser sees the episode.
 EPISODE_GUARDS = "agentchaos.guard.enabled"
-EPISODE_DOUBLE_APPLIED = "agentchaos.episode.double_applied"
+EPISODE_DOUBLE_APPLIED = "agentchaos.fault.double_applied"
