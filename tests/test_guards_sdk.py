@@ -195,3 +195,23 @@ def test_process_wide_install_puts_the_guard_outside_the_injector(memory_tracing
     assert _chat_spans(exporter)[0].attributes[A.GUARD_ACTION] == "raise"
     fresh = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="sk-test")
     assert not isinstance(fresh._client._transport, GuardTransport)
+
+
+def test_anthropic_sdk_surfaces_the_same_typed_exception(memory_tracing) -> None:
+    anthropic = pytest.importorskip("anthropic")
+    from tests.guard_builders import ANTHROPIC_ORDER_TOOL, message
+
+    provider, exporter = memory_tracing
+    cut = message([{"type": "text", "text": "Bought 3 NV"}], "max_tokens")
+    with replay_server([cut]) as server:
+        client = anthropic.Anthropic(base_url=server.base_url.removesuffix("/v1"), api_key="sk-test", max_retries=2)
+        instrument_client(client._client, tracer_provider=provider)
+        guard_client(client)
+        with pytest.raises(LengthStop) as info:
+            client.messages.create(model="m", max_tokens=5, messages=MESSAGES, tools=[ANTHROPIC_ORDER_TOOL])
+    assert isinstance(info.value, anthropic.APIResponseValidationError)
+    assert isinstance(info.value, openai.APIResponseValidationError)
+    assert info.value.status_code == 200 and info.value.findings[0].kind == "length"
+    assert len(server.requests) == 1
+    (span,) = _chat_spans(exporter)
+    assert span.attributes[A.GUARD_ACTION] == "raise"

@@ -15,10 +15,15 @@ those that want to react to a bad answer catch the subclass::
 
 Every instance carries ``findings`` (all of them, the first names the class), ``attempts``
 (responses the guard saw, retries included), and the SDK's ``response``/``body``/``request``.
+
+On an Anthropic Messages call (and when the ``anthropic`` SDK is installed) the exception raised
+is also an ``anthropic.APIResponseValidationError``: that SDK likewise passes its own errors
+through untouched, so ``except guards.LengthStop`` and ``except anthropic.APIError`` both work.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,11 +40,7 @@ class GuardError(openai.APIResponseValidationError):
     def __init__(self, findings: Sequence[C.Finding], response: Any, body: Any, *, attempts: int = 1) -> None:
         self.findings = list(findings)
         self.attempts = attempts
-        lead = C.first(self.findings)
-        message = (lead.line() if lead else "guard check failed") + \
-            (f" (+{len(self.findings) - 1} more)" if len(self.findings) > 1 else "") + \
-            (f" after {attempts} attempts" if attempts > 1 else "")
-        super().__init__(response, body, message=message)
+        super().__init__(response, body, message=_message(self.findings, attempts))
 
 
 class LengthStop(GuardError):
@@ -72,7 +73,47 @@ ERROR_BY_KIND: dict[str, type[GuardError]] = {
 }
 
 
-def error_for(findings: Sequence[C.Finding], response: Any, body: Any, *, attempts: int = 1) -> GuardError:
+@functools.cache
+def _anthropic_variant(cls: type[GuardError]) -> type[GuardError] | None:
+    """``cls`` that is also ``anthropic.APIResponseValidationError`` (None without that SDK).
+
+    Both SDKs' exception constructors end in ``super().__init__(message)``, which in a class
+    deriving from both would call the other SDK's constructor with the wrong arguments; so the
+    variant sets the attributes both documents and initialises ``Exception`` directly.
+    """
+    try:
+        import anthropic
+    except ImportError:
+        return None
+
+    def __init__(self: Any, findings: Sequence[C.Finding], response: Any, body: Any, *, attempts: int = 1) -> None:
+        self.findings = list(findings)
+        self.attempts = attempts
+        message = _message(self.findings, attempts)
+        Exception.__init__(self, message)
+        self.message, self.request, self.body, self.response = message, response.request, body, response
+        self.status_code = response.status_code
+        self.code = self.param = None
+        self.type = body.get("type") if isinstance(body, dict) else None
+        self.request_id = response.headers.get("request-id")
+
+    return type(cls.__name__, (cls, anthropic.APIResponseValidationError),
+                {"__init__": __init__, "__module__": __name__, "__doc__": cls.__doc__})
+
+
+def _message(findings: Sequence[C.Finding], attempts: int) -> str:
+    lead = C.first(findings)
+    return (lead.line() if lead else "guard check failed") + \
+        (f" (+{len(findings) - 1} more)" if len(findings) > 1 else "") + \
+        (f" after {attempts} attempts" if attempts > 1 else "")
+
+
+def error_for(findings: Sequence[C.Finding], response: Any, body: Any, *, attempts: int = 1,
+              provider: str = "openai") -> GuardError:
     lead = C.first(findings)
     cls = ERROR_BY_KIND.get(lead.kind, GuardError) if lead else GuardError
+    if provider == "anthropic":
+        variant = _anthropic_variant(cls)
+        if variant is not None:
+            return variant(findings, response, body, attempts=attempts)
     return cls(findings, response, body, attempts=attempts)

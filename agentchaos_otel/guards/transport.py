@@ -221,14 +221,15 @@ class _Base:
             pass
         return response
 
-    def _outcome(self, request: Any, response: Any, raw: bytes, decision: Decision, attempt: int) -> Any:
+    def _outcome(self, request: Any, response: Any, raw: bytes, decision: Decision, attempt: int,
+                 provider: str) -> Any:
         if decision.action == RAISE:
             response.request = request
             try:
                 body: Any = json.loads(raw)
             except ValueError:
                 body = None
-            raise error_for(decision.findings, response, body, attempts=attempt + 1)
+            raise error_for(decision.findings, response, body, attempts=attempt + 1, provider=provider)
         return response
 
 
@@ -266,7 +267,7 @@ class GuardTransport(_Base):
                 decision = Decision(PASS, skipped="guard error")
             record(spans, decision, self.policy, attempt)
             if decision.action != RETRY:
-                return self._outcome(request, response, raw, decision, attempt)
+                return self._outcome(request, response, raw, decision, attempt, provider)
             response.close()
             self._sleep(decision.backoff)
             attempt += 1
@@ -319,7 +320,7 @@ class AsyncGuardTransport(_Base):
                 decision = Decision(PASS, skipped="guard error")
             record(spans, decision, self.policy, attempt)
             if decision.action != RETRY:
-                return self._outcome(request, response, raw, decision, attempt)
+                return self._outcome(request, response, raw, decision, attempt, provider)
             await response.aclose()
             await self._sleep(decision.backoff)
             attempt += 1
