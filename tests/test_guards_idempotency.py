@@ -163,3 +163,13 @@ def test_bfcl_place_order_is_not_applied_twice_after_an_injected_timeout(memory_
     assert list(roots["once_timeout+guarded"].attributes[A.EPISODE_GUARDS]) == ["idempotency"]
     suppressed = [s for s in exporter.get_finished_spans() if s.attributes.get(A.GUARD_SUPPRESSED)]
     assert [s.attributes[A.GEN_AI_TOOL_NAME] for s in suppressed] == ["place_order"]
+
+
+def test_a_tool_object_becomes_a_mapping_of_its_methods() -> None:
+    orders = Orders(timeouts=set())
+    tools = IdempotencyGuard().wrap(orders)
+    assert set(tools) >= {"place_order", "flaky"}
+    assert tools["place_order"](symbol="A", amount=1) == {"order_id": 1, "status": "filled"}
+    assert orders.placed == [{"symbol": "A", "amount": 1}]
+    with pytest.raises(TypeError, match="instance"):
+        IdempotencyGuard().wrap(Orders)

@@ -142,10 +142,18 @@ class IdempotencyGuard:
         return self._agent_layer(shown, _name(shown))
 
     def executions(self, tools: Any) -> Any:
-        """The execution layer alone (for agent loops that dispatch through ``call``)."""
-        if isinstance(tools, type) or not (isinstance(tools, Mapping | list | tuple) or callable(tools)):
-            raise TypeError("IdempotencyGuard wraps a function, a mapping of name -> function or a list of "
-                            "functions; for a tool object pass {name: obj.method, ...}")
+        """The execution layer alone (for agent loops that dispatch through ``call``).
+
+        A tool object (not a function, mapping or list) becomes a mapping of its public methods;
+        the object itself is untouched, so graders keep inspecting its state.
+        """
+        if isinstance(tools, type):
+            raise TypeError("wrap an instance of the tool class, not the class itself")
+        if not (isinstance(tools, Mapping | list | tuple) or inspect.isroutine(tools)
+                or isinstance(tools, functools.partial)):
+            from agentchaos_otel.inject.tools import _public_methods
+
+            tools = {name: getattr(tools, name) for name in _public_methods(tools)}
         if isinstance(tools, Mapping):
             return {name: self._execution_layer(fn, str(name)) if callable(fn) else fn
                     for name, fn in tools.items()}
