@@ -276,3 +276,28 @@ METRIC_ATTR_CHANGED = "changed"
 METRIC_ATTR_OUTCOME = "outcome"
 METRIC_ATTR_CONDITION = "condition"
 METRIC_ATTR_METHOD = "method"
+
+# --- guards (agentchaos_otel.guards) ---------------------------------------------------------
+# Response guard, on the chat span of each checked response (one span per attempt).
+GUARD_PREFIX = "agentchaos.guard."
+GUARD_CHECKED = "agentchaos.guard.checked"  # the response was checked (False: see GUARD_SKIPPED)
+GUARD_SKIPPED = "agentchaos.guard.skipped"  # why a response was not checked (stream, status, not JSON)
+GUARD_FINDINGS = "agentchaos.guard.findings"  # kinds found, e.g. ["length", "schema_mismatch"]
+GUARD_DETAIL = "agentchaos.guard.detail"  # first finding, one line
+GUARD_ACTION = "agentchaos.guard.action"  # pass | raise | retry | annotate
+GUARD_POLICY = "agentchaos.guard.policy"  # raise | retry | annotate
+GUARD_ATTEMPT = "agentchaos.guard.attempt"  # 0 = the agent's own call, 1.. = guard retries
+GUARD_BACKOFF = "agentchaos.guard.backoff_s"  # wait before the retry this decision asked for
+EVENT_GUARD_DECISION = "agentchaos.guard.decision"  # when no chat span of ours is there to carry it
+# Idempotency guard, on execute_tool spans.
+GUARD_IDEMPOTENT = "agentchaos.guard.idempotent"  # the tool was declared idempotent
+GUARD_SUPPRESSED = "agentchaos.guard.suppressed"  # this repeat was not executed
+GUARD_SUPPRESSED_OF = "agentchaos.guard.suppressed_of"  # guard sequence number of the execution it repeats
+GUARD_REPLY = "agentchaos.guard.reply"  # first_result | already_applied
+EVENT_GUARD_SUPPRESSED = "agentchaos.guard.suppressed"
+# On an episode root: which guards ran, and how often a state-changing call took effect twice
+# (counted on the official checker's replayed state for BFCL). The count comes from evaluation,
+# not from anything the agent could observe, so it is ground truth: under the fault prefix,
+# which blinding removes before a diagnoser sees the episode.
+EPISODE_GUARDS = "agentchaos.guard.enabled"
+EPISODE_DOUBLE_APPLIED = "agentchaos.fault.double_applied"

@@ -127,6 +127,7 @@ class AgentOptions:
     subtasks: tuple[int, int] = (1, 6)
     perfect: bool = False
     step_cap: int | None = None
+    guards: tuple[str, ...] = ()  # guards of the '+guarded' conditions (campaign/guarded.py)
 
 
 @dataclass
@@ -144,7 +145,7 @@ class AgentSetup:
 Tools = dict[str, Callable[..., Any]]
 
 
-def _tool_injector_wrap(tools: Tools, spec: EpisodeSpec) -> Tools:
+def _tool_injector_wrap(tools: Tools, spec: EpisodeSpec, guard: Any = None) -> Tools:
     """The agent's tools behind the tool-result injector, in every condition.
 
     Clean and LLM-fault episodes go through it too (condition ``none``) so their tool calls are
@@ -152,10 +153,13 @@ def _tool_injector_wrap(tools: Tools, spec: EpisodeSpec) -> Tools:
     Keyed by task id so a (condition, seed) faults the same calls of the same task however the
     campaign schedules episodes.
     """
+    from agentchaos_otel.campaign.guarded import split_label
     from agentchaos_otel.inject.tools import ToolFaultInjector
 
-    condition = spec.condition if spec.condition in TOOL_CONDITIONS else CLEAN
-    return ToolFaultInjector(condition, seed=spec.seed, episode_key=spec.task_id).wrap(dict(tools))
+    base, _ = split_label(spec.condition)
+    condition = base if base in TOOL_CONDITIONS else CLEAN
+    injector = ToolFaultInjector(condition, seed=spec.seed, episode_key=spec.task_id)
+    return injector.wrap(dict(tools)) if guard is None else guard.wrap(dict(tools), injector=injector)
 
 
 # The reference agent's own model-call limit when --step-cap is not given.
@@ -184,9 +188,15 @@ def reference_agent(tasks: str, seed: int = 0, conditions: list[str] | None = No
     max_steps = opts.step_cap or max(REFERENCE_MAX_STEPS, 3 * hi)  # long tasks must not hit the cap clean
 
     def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
+        from agentchaos_otel.campaign.guarded import GuardedClients, idempotency_factory
+
+        clients = GuardedClients(client, opts.guards)
+
         def run_one(spec: EpisodeSpec) -> EpisodeOutcome:
             task = by_id[spec.task_id]
-            run = run_reference_agent(client, task, model=model, tools=_tool_injector_wrap(REFERENCE_TOOLS, spec),
+            use, is_guarded = clients.for_label(spec.condition)
+            guard = idempotency_factory()() if is_guarded and "idempotency" in opts.guards else None
+            run = run_reference_agent(use, task, model=model, tools=_tool_injector_wrap(REFERENCE_TOOLS, spec, guard),
                                       max_steps=max_steps, request_options=request_options)
             return EpisodeOutcome(bool(run.success), run.error)
         return run_one
@@ -216,13 +226,23 @@ def bfcl_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None,
         raise usage_error(f"unknown BFCL task id(s): {', '.join(unknown[:5])}")
 
     def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
+        from agentchaos_otel.campaign.guarded import GuardedClients, idempotency_factory, split_label
+
+        clients = GuardedClients(client, opts.guards)
+
         def run_one(spec: EpisodeSpec) -> Any:
             # Tool conditions go to the tool-result injector; anything else names the LLM plan.
             # The condition is passed as the episode's label either way, so an LLM-plan episode
             # is stored under its plan's name, never as the clean baseline.
-            plan = None if spec.condition in TOOL_CONDITIONS else spec.condition
-            return run_bfcl_episode(spec.task_id, condition=spec.condition, plan=plan, seed=spec.seed,
-                                    model=model, client=client, step_cap=step_cap, logprobs=opts.logprobs)
+            base, is_guarded = split_label(spec.condition)
+            plan = None if base in TOOL_CONDITIONS else base
+            use, _ = clients.for_label(spec.condition)
+            extra: dict[str, Any] = {}
+            if is_guarded:
+                extra = {"label": spec.condition, "guards": opts.guards,
+                         "idempotency": idempotency_factory() if "idempotency" in opts.guards else None}
+            return run_bfcl_episode(spec.task_id, condition=base, plan=plan, seed=spec.seed,
+                                    model=model, client=use, step_cap=step_cap, logprobs=opts.logprobs, **extra)
         return run_one
 
     policy = BfclSimPolicy(load_tasks(ids=ids), seed=seed, mistakes=MistakeRates() if opts.perfect else None)
@@ -316,6 +336,9 @@ def run_cmd(
                                                              "turn (default 20); reference agent model "
                                                              "calls per episode (default max(30, 3 x "
                                                              "max subtasks)).")] = None,
+    guard: Annotated[str | None, typer.Option("--guard", help="Also run every condition as "
+                                              "'<condition>+guarded' with these guards on: response, "
+                                              "idempotency (comma list).")] = None,
 ) -> None:
     """Run a campaign; episodes already in the trace file are skipped, so re-running resumes."""
     from agentchaos_otel.campaign.runner import CampaignConfig, finished_episodes
@@ -332,8 +355,14 @@ def run_cmd(
             raise usage_error("--subtasks applies to --agent reference only")
         if perfect and base_url:
             raise usage_error("--perfect applies to the simulated model only, not to --base-url")
+        from agentchaos_otel.campaign.guarded import expand_conditions, parse_guards
+
+        try:
+            guards = parse_guards(guard)
+        except ValueError as exc:
+            raise usage_error(str(exc)) from None
         options = AgentOptions(logprobs=logprobs, subtasks=parse_subtasks(subtasks), perfect=perfect,
-                               step_cap=step_cap)
+                               step_cap=step_cap, guards=guards)
         endpoint_key(base_url, model, api_key_env)
         if db.exists() and db.is_dir():
             raise ValueError(f"--db {db} is a directory")
@@ -343,6 +372,7 @@ def run_cmd(
                 typer.echo(f"FAIL  {c.name}: {c.detail}", err=True)
             raise ValueError(f"{len(report.failures)} sanity check(s) failed; the campaign did not start")
         setup = AGENTS[agent](tasks, seed_list[0], conds, options)
+        conds = expand_conditions(conds, guards)
         finished_episodes(db)  # an unreadable file fails here, before anything is started
     except typer.Exit:
         raise
@@ -355,6 +385,7 @@ def run_cmd(
                                     workers=workers, db=db, simulated=sim,
                                     extra={"base_url": None if sim else url, "model": mdl,
                                            "logprobs": logprobs, "perfect": perfect, "step_cap": step_cap,
+                                           **({"guards": list(guards)} if guards else {}),
                                            **({"subtasks": subtasks} if agent == "reference" else {})})
             result = execute(config, setup, url, mdl, key, console=console, progress=progress)
     except (ValueError, OSError, StoreError) as exc:

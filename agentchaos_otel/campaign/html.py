@@ -98,6 +98,23 @@ def _tables(m: StudyMeasures) -> list[str]:
     out.append(_table(R.title("Burst structure", m),
                       ["condition", "runs", "mean run length", "longest", "per-step rate",
                        "published mean"], rows))
+    if m.turn_abandonment:
+        out.append(_table(R.title("Abandonment at turn level (next reply is text, no tool call)", m),
+                          ["fault type", "abandonment (turn)"],
+                          [[k, R.rate(r)] for k, r in m.turn_abandonment.items()]))
+    if m.guards is not None:
+        g = m.guards
+        rows = [[label, str(p.pairs), R.rate(p.success_unguarded), R.rate(p.success_guarded),
+                 R.interval(p.delta, points=True), R.rate(p.double_unguarded), R.rate(p.double_guarded)]
+                for label, p in [*g.by_condition.items(), *((f"type: {k}", v) for k, v in g.by_fault_type.items())]]
+        out.append(_table(R.title("Guards: guarded − unguarded on the same task and seed", m),
+                          ["condition / fault type", "pairs", "unguarded success", "guarded success",
+                           "Δ pts [95% CI]", "double applied, unguarded", "double applied, guarded"], rows))
+        out.append(_table(R.title("Guards: retry and double application, without and with", m),
+                          ["arm", "retry within 3 moves", "episodes with a double application"],
+                          [["unguarded", R.rate(g.unguarded.retry), R.rate(g.unguarded.double_applied)],
+                           ["guarded", R.rate(g.guarded.retry), R.rate(g.guarded.double_applied)]]))
+    out.append(_table("Step units", ["measure", "unit"], [[k, v] for k, v in m.units.items()]))
     rows = [[str(c.task_id), c.condition, str(c.seed), c.error[:300]] for c in m.crashes[:50]]
     out.append(_table(R.title(f"Crashes: {len(m.crashes)} (published study: 0)", m),
                       ["task", "condition", "seed", "error"], rows))

@@ -13,7 +13,6 @@ Faults on the LLM response are reported as ``llm/<type>`` beside the tool-result
 
 from __future__ import annotations
 
-import zlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -22,27 +21,19 @@ from typing import Any
 import numpy as np
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.campaign import stats
+from agentchaos_otel.campaign.guarded import GUARDED_SUFFIX
 from agentchaos_otel.inject.schedule import ONCE_CONDITIONS
 from agentchaos_otel.store.model import EpisodeTrace, StepRecord
 
 CLEAN = "none"
 DEFAULT_RESAMPLES = 2000
 RETRY_WINDOW = 3
-CI_LEVEL = 0.95
+CI_LEVEL = stats.CI_LEVEL
 
 
-def _rng(seed: int, *labels: str) -> np.random.Generator:
-    """A generator per (seed, measure, group) so adding a condition never shifts another's draws."""
-    return np.random.default_rng([int(seed) & 0xFFFFFFFF, *(zlib.crc32(s.encode()) for s in labels)])
-
-
-def _percentiles(samples: np.ndarray) -> tuple[float | None, float | None]:
-    samples = samples[np.isfinite(samples)]
-    if samples.size == 0:
-        return None, None
-    alpha = (1.0 - CI_LEVEL) / 2.0
-    lo, hi = np.quantile(samples, [alpha, 1.0 - alpha])
-    return float(lo), float(hi)
+_rng = stats.rng
+_percentiles = stats.percentiles
 
 
 @dataclass(frozen=True)
@@ -58,21 +49,8 @@ class Estimate:
         return asdict(self)
 
 
-# Resamples are drawn in blocks of about this many cells, so a large corpus or a large
-# --resamples bounds memory instead of materialising one (resamples x n) matrix.
-_BLOCK_CELLS = 2_000_000
-
-
-def _blocks(resamples: int, n: int) -> list[int]:
-    size = max(1, _BLOCK_CELLS // max(1, n))
-    return [min(size, resamples - start) for start in range(0, resamples, size)]
-
-
-def resampled_means(values: np.ndarray, rng: np.random.Generator, resamples: int) -> np.ndarray:
-    """Means of ``resamples`` bootstrap resamples of ``values`` (drawn with replacement)."""
-    out = [values[rng.integers(0, values.size, size=(k, values.size))].mean(axis=1)
-           for k in _blocks(resamples, values.size)]
-    return np.concatenate(out) if out else np.empty(0)
+_blocks = stats.blocks
+resampled_means = stats.resampled_means
 
 
 def bootstrap_mean(values: Sequence[float], *, seed: int, label: str,
@@ -272,10 +250,11 @@ class Contributions:
     """Change in success probability per added fault of each type, at the mean of the data."""
 
     types: tuple[str, ...]
-    effects: dict[str, Estimate]
+    effects: dict[str, Estimate]  # n = episodes in the fit that estimated the effect
     episodes: int
     resamples_used: int
     note: str = ""
+    with_type: dict[str, int] = field(default_factory=dict)  # episodes containing each type
 
 
 def _design(eps: Sequence[EpisodeTrace], types: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -359,6 +338,7 @@ def type_contributions(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, 
     if not keys:
         return Contributions((), {}, len(pool), 0, "no triggered faults: nothing to attribute")
     effects: dict[str, Estimate] = {}
+    with_type: dict[str, int] = {}
     notes, used, n_eps = [], [], 0
     families = sorted({family(k) for k in keys}, key=lambda f: f != "tool")
     for fam in families:
@@ -366,19 +346,21 @@ def type_contributions(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, 
         types = tuple(sorted(k for k in keys if family(k) == fam))
         part = _fit_family(eps, types, seed=seed, resamples=resamples, label=fam)
         effects.update(part.effects)
+        with_type.update(part.with_type)
         n_eps += part.episodes
         used.append(part.resamples_used)
         if part.note:
             notes.append(f"{fam} faults: {part.note}" if len(families) > 1 else part.note)
-    return Contributions(tuple(sorted(keys)), effects, n_eps, min(used), "; ".join(notes))
+    return Contributions(tuple(sorted(keys)), effects, n_eps, min(used), "; ".join(notes), with_type)
 
 
 def _fit_family(eps: Sequence[EpisodeTrace], types: tuple[str, ...], *, seed: int, resamples: int,
                 label: str) -> Contributions:
     x, y = _design(eps, types)
+    with_type = {t: int((x[:, k] > 0).sum()) for k, t in enumerate(types)}
     if len(np.unique(y)) < 2:
         return Contributions(types, {}, len(eps), 0,
-                             "every episode has the same outcome: the regression is not identified")
+                             "every episode has the same outcome: the regression is not identified", with_type)
     xs, yf = _standardise_steps(x), y.astype(float)
     # Effects are evaluated at the full sample's mean covariates in every resample, so the
     # interval reflects the uncertainty of the coefficients, not of where the mean lies.
@@ -402,9 +384,9 @@ def _fit_family(eps: Sequence[EpisodeTrace], types: tuple[str, ...], *, seed: in
     effects = {}
     for k, t in enumerate(types):
         lo, hi = _percentiles(boot[:, k]) if used else (None, None)
-        effects[t] = Estimate(float(point[k]), lo, hi, int((x[:, k] > 0).sum()))
+        effects[t] = Estimate(float(point[k]), lo, hi, len(eps))
     note = "" if used == resamples else f"{resamples - used} resamples had one outcome only"
-    return Contributions(types, effects, len(eps), used, note)
+    return Contributions(types, effects, len(eps), used, note, with_type)
 
 
 # --- Single-fault success, retry, abandonment --------------------------------------------------
@@ -481,8 +463,19 @@ class Rate:
     def value(self) -> float | None:
         return self.hits / self.total if self.total else None
 
+    @property
+    def interval(self) -> tuple[float | None, float | None]:
+        """Wilson score interval (``campaign.stats.wilson``)."""
+        return stats.wilson(self.hits, self.total)
+
+    @property
+    def small(self) -> bool:
+        return stats.is_small(self.total)
+
     def as_dict(self) -> dict[str, Any]:
-        return {"hits": self.hits, "total": self.total, "value": self.value}
+        low, high = self.interval
+        return {"hits": self.hits, "total": self.total, "value": self.value, "low": low, "high": high,
+                "interval": "wilson", "small_n": self.small}
 
 
 def retry_rates(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
@@ -589,6 +582,64 @@ def abandonment(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN) -> dict
     return {k: Rate(hits[k], totals[k]) for k in keys}
 
 
+def turn_abandonment(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN) -> dict[str, Rate]:
+    """Share of faulted tool steps whose next model reply is text with no tool call.
+
+    The turn-level reading of abandonment: on multi-turn tasks every episode ends with text, so
+    the episode-level reading cannot tell giving up from finishing; the reply right after the
+    fault can. Step unit: tool spans (the faulted one) and the next LLM span after it. Faulted
+    tool steps come from single-fault episodes; the ``clean`` reference is every tool step of the
+    clean episodes, which shows how often a text reply follows a tool result anyway (a turn's
+    natural end).
+    """
+    hits: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
+
+    def next_reply_is_text(ep: EpisodeTrace, index: int) -> bool | None:
+        later = [s for s in ep.steps[index + 1:] if s.kind == "llm"]
+        if not later:
+            return None
+        return int(later[0].get(A.RESPONSE_TOOL_CALL_COUNT, 0) or 0) == 0
+
+    for ep in scored(episodes):
+        if is_clean(ep, clean):
+            for i, s in enumerate(ep.steps):
+                if s.kind == "tool" and not s.get(A.FAULT_INJECTED):
+                    r = next_reply_is_text(ep, i)
+                    if r is not None:
+                        totals["clean"] += 1
+                        hits["clean"] += int(r)
+            continue
+        faults = ep.faults()
+        if len(faults) != 1 or faults[0].target not in (None, A.TARGET_TOOL_RESULT):
+            continue
+        index = next(i for i, s in enumerate(ep.steps) if s.span_id == faults[0].span_id)
+        r = next_reply_is_text(ep, index)
+        if r is None:
+            continue
+        t = fault_key(faults[0].fault_type, faults[0].target)
+        totals[t] += 1
+        hits[t] += int(r)
+    keys = sorted(totals, key=lambda k: (k == "clean", k))
+    return {k: Rate(hits[k], totals[k]) for k in keys}
+
+
+# What each measure counts as a step; printed with the report so readers need not guess.
+STEP_UNITS = {
+    "moves/ep": "LLM calls per episode (a move = one LLM call and the tool calls it issued; traces "
+                "without LLM spans count tool calls)",
+    "tool calls/ep": "execute_tool spans per episode",
+    "retry": "faulted tool spans; a retry is the identical call (tool + argument digest) within the "
+             f"next {RETRY_WINDOW} moves",
+    "abandonment (episode)": "single-fault episodes that failed with no tool span after the fault "
+                             "and ended on a text reply",
+    "abandonment (turn)": "faulted tool spans whose next LLM span is a text reply with no tool call",
+    "burst runs": "consecutive faulted steps within each kind's own sequence (tool spans for tool "
+                  "conditions, LLM spans for LLM plans)",
+    "contribution n": "episodes in the logistic fit (tool-result and LLM faults are fitted apart)",
+}
+
+
 # --- Burst structure, crashes -------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -685,6 +736,9 @@ class StudyMeasures:
     bursts: dict[str, RunLengths]
     crashes: list[Crash]
     warnings: list[str] = field(default_factory=list)
+    turn_abandonment: dict[str, Rate] = field(default_factory=dict)
+    guards: Any = None  # campaign.guard_report.GuardMeasures when guarded conditions were run
+    units: dict[str, str] = field(default_factory=lambda: dict(STEP_UNITS))
 
     def as_dict(self) -> dict[str, Any]:
         def conv(v: Any) -> Any:
@@ -722,18 +776,37 @@ def compute_all(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: i
         notes.append("no episode has a recorded outcome: success measures are empty")
     if episodes and not any(e.triggered for e in episodes):
         notes.append("no fault changed what an agent saw: fault-impact measures are empty")
-    contrib = type_contributions(episodes, clean=clean, seed=seed, resamples=resamples)
+    # Guarded episodes ('<condition>+guarded') have their own section; the study's measures of
+    # how the agent reacts to faults read the unguarded ones only.
+    study = [e for e in episodes if not condition_of(e).endswith(GUARDED_SUFFIX)]
+    if len(study) < len(episodes):
+        notes.append(f"{len(episodes) - len(study)} guarded episodes are left out of contributions, single-fault "
+                     "success, retry and abandonment (see the guards tables)")
+    contrib = type_contributions(study, clean=clean, seed=seed, resamples=resamples)
     if contrib.note:
         notes.append(f"contributions: {contrib.note}")
+    paired = paired_differences(episodes, clean=clean, seed=seed, resamples=resamples)
+    for cond, pd in paired.items():
+        if stats.zero_width(pd.difference.low, pd.difference.high, pd.pairs):
+            notes.append(f"paired Δ of '{cond}': {stats.ZERO_WIDTH_CAVEAT} (n={pd.pairs})")
+    small = [c for c, s in conds.items() if stats.is_small(s.scored)]
+    if small:
+        notes.append(f"fewer than {stats.SMALL_N} scored episodes in {', '.join(small)}: their intervals are "
+                     f"marked '{stats.SMALL_N_MARK}' and should not be read as precise")
+    from agentchaos_otel.campaign.guard_report import guard_measures
+
+    guards = guard_measures(episodes, seed=seed, resamples=resamples)
+    if guards is not None:
+        notes.extend(f"guards: {n}" for n in guards.notes)
     return StudyMeasures(
         episodes=len(episodes), simulated=is_simulated(episodes), clean=clean, seed=seed,
         resamples=resamples, conditions=conds,
-        paired=paired_differences(episodes, clean=clean, seed=seed, resamples=resamples),
+        paired=paired,
         paired_triggered=paired_differences(episodes, clean=clean, seed=seed, resamples=resamples,
                                             triggered_only=True),
         contributions=contrib,
-        single_fault=single_fault_success(episodes, clean=clean, seed=seed, resamples=resamples),
-        retry=retry_rates(episodes, clean=clean), retry_success=success_by_retry(episodes, clean=clean),
-        abandonment=abandonment(episodes, clean=clean),
-        bursts=burst_run_lengths(episodes), crashes=crashes(episodes), warnings=notes,
+        single_fault=single_fault_success(study, clean=clean, seed=seed, resamples=resamples),
+        retry=retry_rates(study, clean=clean), retry_success=success_by_retry(study, clean=clean),
+        abandonment=abandonment(study, clean=clean), turn_abandonment=turn_abandonment(study, clean=clean),
+        bursts=burst_run_lengths(episodes), crashes=crashes(episodes), warnings=notes, guards=guards,
     )

@@ -14,6 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from agentchaos_otel.campaign import published as P
+from agentchaos_otel.campaign import stats
 from agentchaos_otel.campaign.measures import Estimate, Rate, StudyMeasures
 
 MEASURED_COLOR = "#3b6ea8"
@@ -39,6 +40,11 @@ def save(fig: Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110, format="png")
     return path
+
+
+def _flagged(label: str, n: int) -> str:
+    """Axis label with the small-n flag, so a thin group is visible in the figure too."""
+    return f"{label} (n={n}, small)" if stats.is_small(n) else label
 
 
 def _err(values: Sequence[Estimate]) -> list[list[float]]:
@@ -79,7 +85,8 @@ def success_by_condition(m: StudyMeasures) -> Figure | None:
     ratios = [max(1.0, len(conds) / 4), max(1.0, len(conds) / 16)]
     ax1, ax2 = fig.subplots(1, 2, sharey=True, width_ratios=ratios)
     est = [m.conditions[c].success for c in conds]
-    _bars(ax1, conds, [100 * (e.value or 0) for e in est], color=MEASURED_COLOR, err=_err(est),
+    _bars(ax1, [_flagged(c, e.n) for c, e in zip(conds, est, strict=True)], [100 * (e.value or 0) for e in est],
+          color=MEASURED_COLOR, err=_err(est),
           ylabel="success (%)")
     ax1.set_title(_measured_title("success by condition, 95% bootstrap CI", m), fontsize=9)
     pubs = list(P.SUCCESS_BY_CONDITION)
@@ -95,7 +102,7 @@ def paired_differences(m: StudyMeasures) -> Figure | None:
     fig = Figure(figsize=(10, max(3.5, 1.5 + 0.28 * len(conds))))
     ax1, ax2 = fig.subplots(1, 2, sharex=True)
     ds = [m.paired[c].difference for c in conds]
-    _forest(ax1, conds, [100 * (d.value or 0) for d in ds],
+    _forest(ax1, [_flagged(c, d.n) for c, d in zip(conds, ds, strict=True)], [100 * (d.value or 0) for d in ds],
             [None if d.low is None else 100 * d.low for d in ds],
             [None if d.high is None else 100 * d.high for d in ds],
             color=MEASURED_COLOR, xlabel="faulted − clean (points)")
@@ -116,7 +123,7 @@ def contributions(m: StudyMeasures) -> Figure | None:
     fig = Figure(figsize=(10, max(3.0, 0.45 * max(len(types), 7) + 1.5)))
     ax1, ax2 = fig.subplots(1, 2)
     es = [c.effects[t] for t in types]
-    _forest(ax1, types, [100 * (e.value or 0) for e in es],
+    _forest(ax1, [_flagged(t, e.n) for t, e in zip(types, es, strict=True)], [100 * (e.value or 0) for e in es],
             [None if e.low is None else 100 * e.low for e in es],
             [None if e.high is None else 100 * e.high for e in es], color=MEASURED_COLOR,
             xlabel="change in success per fault (points)")
@@ -140,7 +147,20 @@ def _rate_values(rates: dict[str, Rate], reference: str, order: list[str]) -> tu
 
 def _label_n(ax: Axes, totals: list[int]) -> None:
     for x, n in enumerate(totals):
-        ax.annotate(f"n={n}", (x, 0), xytext=(0, 2), textcoords="offset points", ha="center", fontsize=7)
+        small = stats.is_small(n)
+        ax.annotate(f"n={n}" + (" small" if small else ""), (x, 0), xytext=(0, 2), textcoords="offset points",
+                    ha="center", fontsize=7, color="#b00000" if small else "black")
+
+
+def _wilson_err(rates: dict[str, Rate], keys: list[str]) -> list[list[float]]:
+    lows, highs = [], []
+    for k in keys:
+        r = rates[k]
+        lo, hi = r.interval
+        v = r.value or 0.0
+        lows.append(100 * (v - lo) if lo is not None else 0.0)
+        highs.append(100 * (hi - v) if hi is not None else 0.0)
+    return [lows, highs]
 
 
 def retry_and_abandonment(m: StudyMeasures) -> Figure | None:
@@ -149,15 +169,16 @@ def retry_and_abandonment(m: StudyMeasures) -> Figure | None:
     fig = Figure(figsize=(10, 7))
     (r1, r2), (a1, a2) = fig.subplots(2, 2)
     keys, vals, totals = _rate_values(m.retry, "unfaulted", list(P.RETRY_RATE))
-    _bars(r1, keys, vals, color=MEASURED_COLOR, ylabel="retry within 3 moves (%)")
+    _bars(r1, keys, vals, color=MEASURED_COLOR, ylabel="retry within 3 moves (%)", err=_wilson_err(m.retry, keys))
     _label_n(r1, totals)
-    r1.set_title(_measured_title("retry after a faulted step", m), fontsize=9)
+    r1.set_title(_measured_title("retry after a faulted step, 95% Wilson CI", m), fontsize=9)
     _bars(r2, list(P.RETRY_RATE), [v.value for v in P.RETRY_RATE.values()], color=PUBLISHED_COLOR)
     r2.set_title(_published_title("retry within 3 steps"), fontsize=9)
     keys, vals, totals = _rate_values(m.abandonment, "clean", list(P.ABANDONMENT))
-    _bars(a1, keys, vals, color=MEASURED_COLOR, ylabel="ends with text, no tool call (%)")
+    _bars(a1, keys, vals, color=MEASURED_COLOR, ylabel="ends with text, no tool call (%)",
+          err=_wilson_err(m.abandonment, keys))
     _label_n(a1, totals)
-    a1.set_title(_measured_title("abandonment, single-fault episodes", m), fontsize=9)
+    a1.set_title(_measured_title("abandonment, single-fault episodes, 95% Wilson CI", m), fontsize=9)
     _bars(a2, list(P.ABANDONMENT), [v.value for v in P.ABANDONMENT.values()], color=PUBLISHED_COLOR)
     a2.set_title(_published_title("abandonment"), fontsize=9)
     return _finish(fig, "Retry and abandonment", m)

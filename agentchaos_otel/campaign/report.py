@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentchaos_otel.campaign import published as P
+from agentchaos_otel.campaign import stats
 from agentchaos_otel.campaign.measures import (
     CLEAN,
     DEFAULT_RESAMPLES,
@@ -78,18 +79,22 @@ def pts(value: float | None) -> str:
 
 
 def interval(e: Estimate, *, points: bool = False) -> str:
+    """Value [low, high], marked when n is small and when a paired interval has zero width."""
     if e.value is None:
         return "—"
     fmt = pts if points else pct
     if e.low is None or e.high is None:
-        return fmt(e.value)
-    return f"{fmt(e.value)} [{fmt(e.low)}, {fmt(e.high)}]"
+        return fmt(e.value) + stats.small_mark(e.n)
+    flat = " (no variation)" if points and stats.zero_width(e.low, e.high, e.n) else ""
+    return f"{fmt(e.value)} [{fmt(e.low)}, {fmt(e.high)}]{flat}{stats.small_mark(e.n)}"
 
 
 def rate(r: Rate | None) -> str:
+    """Share (hits/total) with its Wilson interval, marked when total is small."""
     if r is None or not r.total:
         return "—"
-    return f"{pct(r.value)} ({r.hits}/{r.total})"
+    low, high = r.interval
+    return f"{pct(r.value)} [{pct(low)}, {pct(high)}] ({r.hits}/{r.total}){stats.small_mark(r.total)}"
 
 
 def pub(v: P.PublishedValue | None, *, points: bool = False) -> str:
@@ -134,30 +139,33 @@ def render_terminal(m: StudyMeasures, console: Console) -> None:
     if types:
         t = Table(title=title("Per-type contribution (points per fault, logistic regression at the mean) "
                               "and single-fault success", m))
-        for col in ("fault type", "episodes with type", "contribution [95% CI]", "published",
+        for col in ("fault type", "episodes with type", "contribution [95% CI]", "fit n", "published",
                     "single-fault success [95% CI]", "n", "published single"):
             t.add_column(col, justify="left" if col == "fault type" else "right")
         for ft in types:
             e = c.effects.get(ft)
             sf = m.single_fault.get(ft)
-            t.add_row(ft, str(e.n) if e else "—", interval(e, points=True) if e else "—",
+            t.add_row(ft, str(c.with_type.get(ft, "—")), interval(e, points=True) if e else "—",
+                      str(e.n) if e else "—",
                       pub(P.TYPE_CONTRIBUTION.get(ft), points=True), interval(sf) if sf else "—",
                       str(sf.n) if sf else "0", pub(P.SINGLE_FAULT_SUCCESS.get(ft)))
         if "clean" in m.single_fault:
             sf = m.single_fault["clean"]
-            t.add_row("(clean)", "", "", "", interval(sf), str(sf.n), pub(P.SUCCESS_BY_CONDITION.get("none")))
+            t.add_row("(clean)", "", "", "", "", interval(sf), str(sf.n), pub(P.SUCCESS_BY_CONDITION.get("none")))
         console.print(t)
 
     keys = sorted({k for k in m.retry if k != "unfaulted"} | {k for k in m.abandonment if k != "clean"})
     if keys or m.retry:
-        t = Table(title=title("Retry within 3 moves; abandonment (single-fault, ends with text)", m))
-        for col in ("fault type", "retry", "published retry", "abandonment", "published abandonment"):
+        t = Table(title=title("Retry within 3 moves; abandonment at episode level (single-fault, ends with text) "
+                              "and at turn level (next reply is text); 95% Wilson intervals", m))
+        for col in ("fault type", "retry", "published retry", "abandonment (episode)", "published abandonment",
+                    "abandonment (turn)"):
             t.add_column(col, justify="left" if col == "fault type" else "right")
         for k in keys:
             t.add_row(k, rate(m.retry.get(k)), pub(P.RETRY_RATE.get(k)), rate(m.abandonment.get(k)),
-                      pub(P.ABANDONMENT.get(k)))
+                      pub(P.ABANDONMENT.get(k)), rate(m.turn_abandonment.get(k)))
         t.add_row("(unfaulted / clean)", rate(m.retry.get("unfaulted")), pub(P.RETRY_RATE["unfaulted"]),
-                  rate(m.abandonment.get("clean")), pub(P.ABANDONMENT["clean"]))
+                  rate(m.abandonment.get("clean")), pub(P.ABANDONMENT["clean"]), rate(m.turn_abandonment.get("clean")))
         console.print(t)
     if m.retry_success:
         parts = [f"{k.replace('_', ' ')} {rate(r)} (published {pub(P.RETRY_EPISODE_SUCCESS.get(k))})"
@@ -180,6 +188,11 @@ def render_terminal(m: StudyMeasures, console: Console) -> None:
     console.print(f"published study: {P.STUDY_TOTALS['steps_per_episode']} moves and "
                   f"{P.STUDY_TOTALS['tool_calls_per_episode']} tool calls per episode")
 
+    if m.guards is not None:
+        render_guards(m, console)
+
+    console.print("Step units: " + "; ".join(f"{k}: {v}" for k, v in m.units.items()))
+
     if m.crashes:
         t = Table(title=title(f"Crashes ({len(m.crashes)}; published study: 0)", m))
         for col in ("task", "condition", "seed", "error"):
@@ -189,6 +202,41 @@ def render_terminal(m: StudyMeasures, console: Console) -> None:
         console.print(t)
     else:
         console.print("Crashes: 0 (published study: 0)")
+
+
+def render_guards(m: StudyMeasures, console: Console) -> None:
+    """Guarded vs unguarded on the same (agent, task, seed): success, retry, double application, cost."""
+    g = m.guards
+    names = ", ".join(g.guards) or "guards"
+    t = Table(title=title(f"Guards ({names}): paired success, guarded − unguarded, same task and seed", m))
+    for col in ("condition / fault type", "pairs", "unguarded success", "guarded success", "Δ pts [95% CI]",
+                "double applied, unguarded", "double applied, guarded"):
+        t.add_column(col, justify="left" if col.startswith("condition") else "right")
+    for label, p in [*g.by_condition.items(), *((f"type: {k}", v) for k, v in g.by_fault_type.items())]:
+        t.add_row(label, str(p.pairs), rate(p.success_unguarded), rate(p.success_guarded),
+                  interval(p.delta, points=True), rate(p.double_unguarded), rate(p.double_guarded))
+    console.print(t)
+    t = Table(title=title("Guards: retry after a faulted tool step and double application, without and with", m))
+    for col in ("arm", "retry within 3 moves", "episodes with a double application", "double applications"):
+        t.add_column(col, justify="left" if col == "arm" else "right")
+    t.add_row("unguarded", rate(g.unguarded.retry), rate(g.unguarded.double_applied),
+              str(g.unguarded.double_applications))
+    t.add_row("guarded", rate(g.guarded.retry), rate(g.guarded.double_applied), str(g.guarded.double_applications))
+    console.print(t)
+    c = g.cost
+    findings = ", ".join(f"{k} {v}" for k, v in c.findings.items()) or "none"
+    console.print(title("Guards' cost", m) + f": extra LLM calls per episode {_num(c.extra_llm_calls)}; "
+                  f"extra seconds per episode {_num(c.extra_seconds, 3)}; guard retries {c.guard_retries}, "
+                  f"raises {c.guard_raises}, annotated {c.guard_annotated}, suppressed tool calls "
+                  f"{c.suppressed_tool_calls}; findings: {findings}")
+
+
+def _num(e: Estimate, digits: int = 2) -> str:
+    if e.value is None:
+        return "—"
+    if e.low is None or e.high is None:
+        return f"{e.value:+.{digits}f}{stats.small_mark(e.n)}"
+    return f"{e.value:+.{digits}f} [{e.low:+.{digits}f}, {e.high:+.{digits}f}]{stats.small_mark(e.n)}"
 
 
 # --- JSON ----------------------------------------------------------------------------------------

@@ -57,8 +57,13 @@ class EpisodeSpec:
 
     @property
     def plan(self) -> str | None:
-        """The plan the episode binds: tool conditions and catalog names both resolve by name."""
-        return None if self.condition == CLEAN else self.condition
+        """The plan the episode binds: tool conditions and catalog names both resolve by name.
+
+        A guarded condition (``<condition>+guarded``) binds its base condition's plan."""
+        from agentchaos_otel.campaign.guarded import split_label
+
+        base, _ = split_label(self.condition)
+        return None if base == CLEAN else base
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from agentchaos_otel.codecs import TooLarge, bounded_decompress
 from agentchaos_otel.faults import http as http_faults
 from agentchaos_otel.faults import llm_response
 from agentchaos_otel.faults import stream as sse
-from agentchaos_otel.inject import wire
+from agentchaos_otel.inject import hold, wire
 from agentchaos_otel.inject.binding import EpisodeState, FaultRecord, active_state
 from agentchaos_otel.inject.plan import FaultRule
 from agentchaos_otel.trace import annotate, metrics, signals
@@ -185,7 +185,8 @@ class LLMCall:
             self.span.set_status(Status(StatusCode.ERROR, error_type))
         metrics.record_call(self.provider, self.req.get("model"), self.response_attrs,
                             time.perf_counter() - self._started, error_type)
-        self.span.end()
+        if not hold.hold(self.span):  # a response guard further out records its decision first
+            self.span.end()
 
     def fail(self, exc: BaseException) -> None:
         self.span.record_exception(exc)

@@ -60,11 +60,17 @@ class Episode:
     def experiment(self) -> str:
         return self.state.experiment.name
 
-    def wrap_tools(self, tools: Any) -> Any:
-        """The episode's tools behind the tool-result injector (plan's tool condition, episode seed)."""
+    def wrap_tools(self, tools: Any, guard: Any = None) -> Any:
+        """The episode's tools behind the tool-result injector (plan's tool condition, episode seed).
+
+        With ``guard`` (an ``agentchaos_otel.guards.IdempotencyGuard``) the injector goes between
+        the guard's execution layer and its agent layer, so an injected timeout looks to the guard
+        exactly like a real one: the tool ran, the agent was told it did not.
+        """
         from agentchaos_otel.inject.tools import ToolFaultInjector
 
-        return ToolFaultInjector.for_current_episode().wrap(tools)
+        injector = ToolFaultInjector.for_current_episode()
+        return injector.wrap(tools) if guard is None else guard.wrap(tools, injector=injector)
 
     def set_outcome(self, success: bool, error: str | None = None) -> None:
         self.success = bool(success)

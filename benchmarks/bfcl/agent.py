@@ -37,6 +37,7 @@ class AgentRun:
     n_llm_calls: int = 0
     n_tool_calls: int = 0
     n_bad_calls: int = 0  # invalid JSON / non-object arguments / unknown function
+    n_suppressed: int = 0  # calls an idempotency guard answered without executing them
     force_quit: bool = False
     error: str | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
@@ -68,6 +69,15 @@ def _decode_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(value, dict):
         return None, f"{ERROR_PREFIX}the arguments must be a JSON object, got {type(value).__name__}"
     return value, None
+
+
+def _was_suppressed(call_tool: CallTool) -> bool:
+    """A hook may say its last call was answered without executing (``suppressed_last()``)."""
+    probe = getattr(call_tool, "suppressed_last", None)
+    try:
+        return bool(probe()) if callable(probe) else False
+    except Exception:
+        return False
 
 
 def _safe_render(result: Any) -> str:
@@ -144,6 +154,10 @@ def run_agent(task: BfclTask, client: Any, model: str, *, env: BfclEnv | None = 
                         content = _safe_render(call_tool(name, args, cid))
                     except Exception as exc:  # the hook must not take the episode down
                         content = f"{ERROR_PREFIX}{type(exc).__name__}: {exc}"
+                    if _was_suppressed(call_tool):  # not executed: the checker must not replay it
+                        step_log.pop()
+                        run.n_tool_calls -= 1
+                        run.n_suppressed += 1
                 messages.append({"role": "tool", "tool_call_id": cid, "content": content})
             turn_log.append(step_log)
             steps += 1

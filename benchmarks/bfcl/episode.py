@@ -48,19 +48,32 @@ def _episode_factory() -> Any:
 
 
 def tool_caller(env: BfclEnv, condition: str, seed: int, task_id: str, *,
-                tracer_provider: Any = None, **injector_options: Any) -> CallTool:
+                tracer_provider: Any = None, guard: Any = None, **injector_options: Any) -> CallTool:
     """``call_tool`` that runs the API for real and lets the injector decide what is shown.
 
     Every call gets an ``execute_tool`` span, faulted or not, so clean episodes are traced too.
+    With ``guard`` (an ``IdempotencyGuard``) the injector sits between the guard's two layers,
+    where a real timeout would be, and the hook's ``suppressed_last()`` tells the agent loop
+    when the guard answered a call without executing it.
     """
     from agentchaos_otel.inject.tools import ToolFaultInjector
 
     injector = ToolFaultInjector(condition, seed=seed, episode_key=task_id,
                                  tracer_provider=tracer_provider, **injector_options)
-    injector.wrap(env.tool_functions())
+    functions = env.tool_functions()
+    injector.wrap(guard.executions(functions) if guard is not None else functions)
+    last = {"suppressed": False}
 
     def call(name: str, args: dict[str, Any], call_id: str | None) -> Any:
-        return injector.call_tool(name, args, call_id=call_id)
+        if guard is None:
+            return injector.call_tool(name, args, call_id=call_id)
+        before = guard.suppressed
+        try:
+            return guard.call(name, args, lambda: injector.call_tool(name, args, call_id=call_id), call_id=call_id)
+        finally:
+            last["suppressed"] = guard.suppressed > before
+
+    call.suppressed_last = lambda: last["suppressed"]  # type: ignore[attr-defined]
     return call
 
 
@@ -105,7 +118,9 @@ def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, 
                      client: Any = None,
                      simulated: bool | None = None, tracer_provider: Any = None,
                      injector_options: dict[str, Any] | None = None,
-                     on_run: Callable[[AgentRun], None] | None = None) -> EpisodeResult:
+                     on_run: Callable[[AgentRun], None] | None = None,
+                     idempotency: Any = None, label: str | None = None,
+                     guards: tuple[str, ...] = ()) -> EpisodeResult:
     """Run and grade one episode; never raises for anything the model or the faults do.
 
     ``condition`` is the episode's label: a tool-result condition (``none``, ``independent``,
@@ -115,6 +130,10 @@ def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, 
     Bad names raise ``ValueError`` up front. Pass ``client`` to reuse one ``openai.OpenAI`` across episodes;
     ``injector_options`` go to ``ToolFaultInjector`` (``kinds``, ``rate``); ``on_run`` receives
     the finished :class:`AgentRun` (conversation and executed calls) for inspection.
+    ``idempotency`` is an ``IdempotencyGuard`` (or a zero-argument factory of one) for the
+    episode's tools; ``label`` overrides the stored condition (guarded campaign conditions) and
+    ``guards`` names the guards on the root span. Every episode's root records how many calls
+    took effect twice on the official backend's state (``benchmarks.bfcl.double``).
     """
     task = get_task(task) if isinstance(task, str) else task
     cond, tool_condition, resolved = episode_condition(condition, plan)
@@ -125,20 +144,24 @@ def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, 
             return run_bfcl_episode(task, condition=cond, seed=seed, model=model, temperature=temperature,
                                     step_cap=step_cap, logprobs=logprobs, plan=resolved, client=own,
                                     simulated=simulated, tracer_provider=tracer_provider,
-                                    injector_options=injector_options, on_run=on_run)
+                                    injector_options=injector_options, on_run=on_run,
+                                    idempotency=idempotency, label=label, guards=guards)
     sim = model.startswith("sim-") if simulated is None else simulated
     episode = _episode_factory()
     run = AgentRun()
     verdict = GradeResult(False, "not_run")
-    with episode(task_id=task.id, plan=resolved, seed=seed, condition=cond, agent_name=AGENT_NAME,
+    stored = label or cond
+    with episode(task_id=task.id, plan=resolved, seed=seed, condition=stored, agent_name=AGENT_NAME,
                  simulated=sim, tracer_provider=tracer_provider) as ep:
         try:
             env = BfclEnv(task)
+            guard = idempotency() if callable(idempotency) and not hasattr(idempotency, "call") else idempotency
             call_tool = tool_caller(env, tool_condition, seed, task.id, tracer_provider=tracer_provider,
-                                    **(injector_options or {}))
+                                    guard=guard, **(injector_options or {}))
             run = run_agent(task, client, model, env=env, call_tool=call_tool,
                             temperature=temperature, step_cap=step_cap, logprobs=logprobs)
             verdict = grade(task, run.executed)
+            _record_double(ep, task, run, guards)
         except Exception as exc:  # a harness bug is reported on the episode, not raised
             run.error = run.error or f"{type(exc).__name__}: {exc}"[:500]
             verdict = GradeResult(False, "harness_error", run.error)
@@ -146,7 +169,23 @@ def run_bfcl_episode(task: BfclTask | str, *, condition: str | None, seed: int, 
         ep.set_outcome(success=verdict.valid, error=error)
     if on_run is not None:
         on_run(run)
-    return EpisodeResult(task_id=task.id, condition=cond, seed=seed, success=verdict.valid,
+    return EpisodeResult(task_id=task.id, condition=stored, seed=seed, success=verdict.valid,
                          n_steps=run.n_llm_calls, n_tool_calls=run.n_tool_calls, error=error,
                          grade_error_type=None if verdict.valid else verdict.error_type,
                          n_bad_calls=run.n_bad_calls, force_quit=run.force_quit)
+
+
+def _record_double(ep: Any, task: BfclTask, run: AgentRun, guards: tuple[str, ...]) -> None:
+    """Double applications (official state) and guard suppressions on the episode's root span."""
+    from agentchaos_otel import attributes as A
+    from benchmarks.bfcl.double import double_applications
+
+    span = getattr(ep, "span", None)
+    if span is None:
+        return
+    try:
+        span.set_attribute(A.EPISODE_DOUBLE_APPLIED, len(double_applications(task, run.executed)))
+    except Exception as exc:  # a replay problem must not cost the episode its grade
+        span.add_event(A.EVENT_INJECTOR_SKIP, {A.SKIP_REASON: f"double-application replay failed: {exc}"[:300]})
+    if guards:
+        span.set_attribute(A.EPISODE_GUARDS, list(guards))
