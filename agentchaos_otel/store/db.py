@@ -256,6 +256,58 @@ def _rowwise(conn: duckdb.DuckDBPyConnection, sql_template: str, cols: Sequence[
         conn.execute(sql_template.format(rel=sub), list(r))
 
 
+_SPAN_INT_COLUMNS = frozenset({"start_ns", "end_ns", "exported_ns"})
+_SPAN_COLS_SQL = ", ".join(schema.SPAN_COLUMNS)
+_SPAN_INSERT = f"INSERT INTO spans ({_SPAN_COLS_SQL}) SELECT {_SPAN_COLS_SQL} FROM {{rel}}"
+_SPAN_INSERT_NEW_ONLY = _SPAN_INSERT + " ON CONFLICT DO NOTHING"
+
+
+def _is_duplicate_key(exc: duckdb.Error) -> bool:
+    text = str(exc)
+    return "Duplicate key" in text or "violates primary key" in text
+
+
+def _span_arrow_table(rows: Sequence[dict[str, Any]]) -> Any:
+    """Rows in `spans` layout as one Arrow table, or None when a value does not fit its column."""
+    import pyarrow as pa  # imported on first write: readers never pay for it
+
+    try:
+        return pa.table({c: pa.array([r.get(c) for r in rows],
+                                     type=pa.int64() if c in _SPAN_INT_COLUMNS else pa.string())
+                         for c in schema.SPAN_COLUMNS})
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None
+
+
+def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert `spans` rows (unique keys) in one statement; keys already stored are left as they are.
+
+    The rows go to DuckDB as one Arrow table, so no Python runs per value while DuckDB works.
+    A plain INSERT is tried first because DuckDB's ON CONFLICT costs several times the insert
+    itself; a batch that repeats a stored key (a retry, a spool overlapping a batch) fails as a
+    whole and is inserted again skipping stored keys. Rows whose values do not fit the column
+    types (hand-edited spools) go through the general path, which reports DuckDB's error.
+    """
+    if not rows:
+        return
+    table = _span_arrow_table(rows)
+    if table is None:
+        bulk_execute(conn, _SPAN_INSERT_NEW_ONLY, schema.SPAN_COLUMNS,
+                     [[r.get(c) for c in schema.SPAN_COLUMNS] for r in rows])
+        return
+    name = f"_agentchaos_spans_{uuid.uuid4().hex}"
+    conn.register(name, table)
+    try:
+        try:
+            conn.execute(_SPAN_INSERT.format(rel=name))
+        except duckdb.ConstraintException as exc:
+            if not _is_duplicate_key(exc):
+                raise
+            conn.execute(_SPAN_INSERT_NEW_ONLY.format(rel=name))
+    finally:
+        conn.unregister(name)
+
+
 def write_rows(path_or_conn: str | os.PathLike[str] | duckdb.DuckDBPyConnection, table: str,
                rows: Sequence[dict[str, Any]], ddl: str, key: Sequence[str]) -> int:
     """Create a derived table if missing and upsert rows by key; returns the number of rows written.
