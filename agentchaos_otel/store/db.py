@@ -267,16 +267,51 @@ def _is_duplicate_key(exc: duckdb.Error) -> bool:
     return "Duplicate key" in text or "violates primary key" in text
 
 
+ARROW_CHUNK = 32
+GIL_SLICE_S = 0.0005
+_GIL_PAUSE_S = 1e-6  # any real sleep releases the GIL long enough for a waiting thread to take it
+
+
+class GilPacer:
+    """Gives up the GIL once per `GIL_SLICE_S` of a long conversion (call `tick()` per chunk).
+
+    Converting Python objects holds the GIL; a thread that wants it back (the agent, after a
+    network wait) would otherwise wait up to the interpreter's switch interval (5 ms). Pausing
+    per time slice rather than per chunk keeps the number of pauses small on a fast machine.
+    """
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last = time.perf_counter()
+
+    def tick(self) -> None:
+        now = time.perf_counter()
+        if now - self._last >= GIL_SLICE_S:
+            time.sleep(_GIL_PAUSE_S)
+            self._last = time.perf_counter()
+
+
 def _span_arrow_table(rows: Sequence[dict[str, Any]]) -> Any:
     """Rows in `spans` layout as one Arrow table, or None when a value does not fit its column."""
     import pyarrow as pa  # imported on first write: readers never pay for it
 
+    global _span_arrow_schema
+    if _span_arrow_schema is None:
+        _span_arrow_schema = pa.schema([(c, pa.int64() if c in _SPAN_INT_COLUMNS else pa.string())
+                                        for c in schema.SPAN_COLUMNS])
+    parts = []
+    pacer = GilPacer()
     try:
-        return pa.table({c: pa.array([r.get(c) for r in rows],
-                                     type=pa.int64() if c in _SPAN_INT_COLUMNS else pa.string())
-                         for c in schema.SPAN_COLUMNS})
+        for i in range(0, len(rows), ARROW_CHUNK):
+            pacer.tick()
+            parts.append(pa.Table.from_pylist(rows[i:i + ARROW_CHUNK], schema=_span_arrow_schema))
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None
+    return parts[0] if len(parts) == 1 else pa.concat_tables(parts)
+
+
+_span_arrow_schema: Any = None
 
 
 def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, Any]]) -> None:

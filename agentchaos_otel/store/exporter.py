@@ -12,7 +12,7 @@ returned only when the spool cannot be written either, so nothing is ever droppe
 
 Rows are built with one C-level JSON encode per span (resource JSON cached per resource, secret
 key checks memoised per key) and inserted as one Arrow table per batch. The conversion runs in
-the batch processor's thread and gives up the GIL every `ROW_CHUNK` spans, so an agent thread
+the batch processor's thread and gives up the GIL every half millisecond, so an agent thread
 waiting for the GIL is not held up for a whole interpreter switch interval.
 """
 
@@ -34,7 +34,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.db import StoreError, default_path, insert_span_rows
+from agentchaos_otel.store.db import GilPacer, StoreError, default_path, insert_span_rows
 from agentchaos_otel.store.spool import Spool
 from agentchaos_otel.store.writer import writers
 
@@ -192,17 +192,16 @@ def span_to_row(span: ReadableSpan, exported_ns: int | None = None) -> dict[str,
     }
 
 
-ROW_CHUNK = 64
-_GIL_PAUSE_S = 1e-6  # any real sleep releases the GIL long enough for a waiting thread to take it
+ROW_CHUNK = 16
 
 
 def spans_to_rows(spans: Sequence[ReadableSpan], exported_ns: int | None = None) -> list[dict[str, Any]]:
     """`span_to_row` of every span, pausing between chunks so other threads get the GIL."""
     now = exported_ns if exported_ns is not None else time.time_ns()
     rows: list[dict[str, Any]] = []
+    pacer = GilPacer()
     for i in range(0, len(spans), ROW_CHUNK):
-        if i:
-            time.sleep(_GIL_PAUSE_S)
+        pacer.tick()
         rows.extend([span_to_row(s, now) for s in spans[i:i + ROW_CHUNK]])
     return rows
 
