@@ -96,7 +96,19 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"not plain JSON: {type(value).__name__}")
+
+
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+if json.encoder.c_make_encoder is not None:
+    # The json module's C encoder, made once: `json.dumps` builds one per call, a visible cost
+    # at one call per span. No circular-reference markers: only acyclic plain values reach it.
+    _c_encoder = json.encoder.c_make_encoder(None, _refuse, json.encoder.encode_basestring, None, ":", ",",
+                                             False, False, False)
+
+    def _encode(value: Any) -> str:  # noqa: F811 - faster twin of the encoder above
+        return "".join(_c_encoder(value, 0))
 _SCALARS = frozenset({str, int, bool, float, type(None)})
 
 
