@@ -27,6 +27,13 @@ from agentchaos_otel.store.writer import writers
 from tests.test_store_spool import episode_spans, read_only_file
 
 
+def warm(exp: DuckDBSpanExporter, task: str = "w") -> int:
+    """Two batches back to back, so the exporter keeps its connection; returns the spans written."""
+    assert exp.export(episode_spans(f"{task}1")) == SpanExportResult.SUCCESS
+    assert exp.export(episode_spans(f"{task}2")) == SpanExportResult.SUCCESS
+    return 6
+
+
 def count(path: Path) -> int:
     with open_store(path, timeout_s=10.0) as conn:
         return conn.execute("SELECT count(*) FROM spans").fetchone()[0]
@@ -59,6 +66,7 @@ def test_connection_released_after_idle_so_another_process_can_write(tmp_path: P
     db = tmp_path / "idle.duckdb"
     exp = DuckDBSpanExporter(db)
     spans = episode_spans("a", 3)
+    n = warm(exp)
     assert exp.export(spans) == SpanExportResult.SUCCESS
     deadline = time.monotonic() + 5
     while writers.is_open(str(db)) and time.monotonic() < deadline:
@@ -68,7 +76,7 @@ def test_connection_released_after_idle_so_another_process_can_write(tmp_path: P
     assert r.returncode == 0 and "wrote" in r.stdout, r.stderr
     assert exp.export(episode_spans("b")) == SpanExportResult.SUCCESS
     exp.shutdown()
-    assert count(db) == len(spans) + 3 + 1
+    assert count(db) == n + len(spans) + 3 + 1
 
 
 def test_held_connection_locks_others_out_until_flush(tmp_path: Path, held_long: None) -> None:
@@ -85,6 +93,30 @@ def test_held_connection_locks_others_out_until_flush(tmp_path: Path, held_long:
     assert r.returncode == 0, r.stderr
     exp.shutdown()
     assert count(db) == 3 + 3 + 1
+
+
+def test_lone_batch_closes_the_file_at_once(tmp_path: Path, held_long: None) -> None:
+    """Outside a flood nothing is held: a reader that opens right after an export gets in."""
+    db = tmp_path / "lone.duckdb"
+    exp = DuckDBSpanExporter(db)
+    assert exp.export(episode_spans("a")) == SpanExportResult.SUCCESS
+    assert not writers.is_open(str(db))
+    r = _other_process_writes(db)
+    assert r.returncode == 0, r.stderr
+
+
+def test_reader_in_this_process_makes_the_exporter_let_go(tmp_path: Path, held_long: None) -> None:
+    db = tmp_path / "same.duckdb"
+    exp = DuckDBSpanExporter(db)
+    n = warm(exp)
+    assert writers.is_open(str(db))
+    t0 = time.monotonic()
+    assert count(db) == n
+    assert time.monotonic() - t0 < 2.0  # not the idle timer (30 s here): the reader asked
+    assert not writers.is_open(str(db))
+    assert exp.export(episode_spans("b")) == SpanExportResult.SUCCESS
+    exp.shutdown()
+    assert count(db) == n + 3
 
 
 def test_reader_gets_in_during_continuous_writing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -129,6 +161,7 @@ def test_file_made_read_only_while_held_spools(tmp_path: Path, held_long: None) 
     db = tmp_path / "ro.duckdb"
     first, second, third = episode_spans("a"), episode_spans("b"), episode_spans("c")
     exp = DuckDBSpanExporter(db, lock_timeout_s=0.2)
+    n = warm(exp)
     assert exp.export(first) == SpanExportResult.SUCCESS
     assert writers.is_open(str(db))
     with read_only_file(db):
@@ -137,18 +170,18 @@ def test_file_made_read_only_while_held_spools(tmp_path: Path, held_long: None) 
     assert exp.export(third) == SpanExportResult.SUCCESS
     exp.shutdown()
     assert not spool_path(db).exists()
-    assert count(db) == len(first) + len(second) + len(third)
+    assert count(db) == n + len(first) + len(second) + len(third)
 
 
 def test_file_moved_away_while_held_gets_a_new_file(tmp_path: Path, held_long: None) -> None:
     db = tmp_path / "moved.duckdb"
     exp = DuckDBSpanExporter(db)
-    assert exp.export(episode_spans("a")) == SpanExportResult.SUCCESS
+    n = warm(exp)
     assert writers.is_open(str(db))
     db.rename(tmp_path / "old.duckdb")  # the user moves the file away while the exporter holds it
     assert exp.export(episode_spans("c", 4)) == SpanExportResult.SUCCESS
     exp.shutdown()
-    assert count(tmp_path / "old.duckdb") == 3  # the moved file got its spans, not the new batch
+    assert count(tmp_path / "old.duckdb") == n  # the moved file got its spans, not the new batch
     assert count(db) == 5
 
 
@@ -227,7 +260,8 @@ def test_fork_child_does_not_close_the_parents_connection(tmp_path: Path, held_l
         pytest.skip("no fork here")
     db = tmp_path / "fork.duckdb"
     exp = DuckDBSpanExporter(db)
-    assert exp.export(episode_spans("a")) == SpanExportResult.SUCCESS
+    n = warm(exp)
+    assert writers.is_open(str(db))
     pid = os.fork()
     if pid == 0:  # child: forget the parent's connection, exit without touching the file
         os._exit(0 if not writers.is_open(str(db)) else 1)
@@ -236,4 +270,4 @@ def test_fork_child_does_not_close_the_parents_connection(tmp_path: Path, held_l
     assert writers.is_open(str(db))
     assert exp.export(episode_spans("b")) == SpanExportResult.SUCCESS
     exp.shutdown()
-    assert count(db) == 6
+    assert count(db) == n + 3

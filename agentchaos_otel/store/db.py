@@ -14,7 +14,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -54,9 +54,14 @@ def _one_line(exc: Exception) -> str:
     return text[:300]
 
 
+# Set by store/writer.py: closes this process's idle cached writer of a path (no-op otherwise).
+release_writer: Callable[[str], None] | None = None
+
+
 def _open(path: str, read_only: bool, timeout_s: float) -> duckdb.DuckDBPyConnection:
     deadline = time.monotonic() + max(0.0, timeout_s)
     delay = 0.02
+    asked = False
     while True:
         try:
             conn = duckdb.connect(path, read_only=read_only)
@@ -64,6 +69,11 @@ def _open(path: str, read_only: bool, timeout_s: float) -> duckdb.DuckDBPyConnec
             conn.execute("SET enable_progress_bar = false")
             return conn
         except duckdb.Error as exc:
+            if read_only and release_writer is not None and "different configuration" in str(exc):
+                release_writer(path)  # our own exporter may hold it between batches: ask it to let go
+                if not asked:
+                    asked = True
+                    continue
             if _is_busy(exc):
                 if time.monotonic() + delay > deadline:
                     raise StoreBusyError(f"{path}: locked by another connection ({_one_line(exc)})") from None

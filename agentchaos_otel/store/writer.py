@@ -6,11 +6,14 @@ one process hold a file for writing and nobody else open it meanwhile, not even 
 one process a read-only open is refused while a writable one exists. So the connection is given
 back quickly:
 
-- after `IDLE_CLOSE_S` without a batch (the SDK's batch processor exports every few seconds,
-  so between bursts the file is closed nearly all the time);
+- a batch that does not follow another within `IDLE_CLOSE_S` closes the file right after it,
+  as if there were no cache (the SDK's batch processor exports every few seconds, so outside
+  floods of spans nothing changes for readers);
+- in a flood, after `IDLE_CLOSE_S` without a batch;
 - after `MAX_HOLD_S` of continuous writing, followed by a `READER_WINDOW_S` pause before the
   next open, long enough for a reader polling at `db._open`'s retry interval to get in;
-- on the exporter's flush and shutdown, after any failed write, and when the file on disk is
+- on the exporter's flush and shutdown, when a reader in this process finds the file busy
+  (`db.connect` asks the cache to let go), after any failed write, and when the file on disk is
   no longer the one opened or no longer writable (moved away, replaced, made read-only), so such
   a batch fails to open and is spooled exactly as without the cache.
 """
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
+from agentchaos_otel.store import db
 from agentchaos_otel.store.db import connect
 
 logger = logging.getLogger(__name__)
@@ -70,6 +74,7 @@ class WriterCache:
         self._cv = threading.Condition(threading.Lock())
         self._held: dict[str, _Held] = {}
         self._released_at: dict[str, float] = {}  # path -> when a max-hold release happened
+        self._last_end: dict[str, float] = {}  # path -> when its last write ended
         self._closer: threading.Thread | None = None
 
     def acquire(self, path: str, timeout_s: float) -> duckdb.DuckDBPyConnection:
@@ -105,18 +110,24 @@ class WriterCache:
         return conn
 
     def release(self, path: str, conn: duckdb.DuckDBPyConnection, *, ok: bool) -> None:
-        """Give a connection back: kept for the next batch when the write went well."""
+        """Give a connection back: kept for the next batch when the write went well in a flood."""
         with self._cv:
+            now = time.monotonic()
+            previous = self._last_end.get(path)
+            if len(self._last_end) > 1024:
+                self._last_end.clear()
+            self._last_end[path] = now
+            in_flood = previous is not None and now - previous < self.idle_close_s
             held = self._held.get(path)
             if held is None or held.conn is not conn:
                 _close_quietly(conn)
                 return
-            if not ok:
+            if not ok or not in_flood:
                 del self._held[path]
                 _close_quietly(conn)
                 return
             held.busy = False
-            held.last_used = time.monotonic()
+            held.last_used = now
             self._cv.notify_all()
             if self._closer is None or not self._closer.is_alive():
                 self._closer = threading.Thread(target=self._close_idle, name="agentchaos-store-closer",
@@ -125,6 +136,7 @@ class WriterCache:
 
     def close(self, path: str) -> None:
         """Close the cached connection of `path` now (unless a write is using it)."""
+        path = os.path.abspath(path)
         with self._cv:
             held = self._held.get(path)
             if held is None or held.busy:
@@ -166,11 +178,13 @@ class WriterCache:
         self._cv = threading.Condition(threading.Lock())
         self._held = {}
         self._released_at = {}
+        self._last_end = {}
         self._closer = None
 
 
 _inherited: list[duckdb.DuckDBPyConnection] = []
 writers = WriterCache()
+db.release_writer = writers.close
 atexit.register(writers.close_all)
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=writers._forget_after_fork)
