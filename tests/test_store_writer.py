@@ -23,7 +23,7 @@ from agentchaos_otel import attributes as A
 from agentchaos_otel.store.db import open_store
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, clean_attributes, dumps, span_to_row
 from agentchaos_otel.store.spool import Spool, spool_path
-from agentchaos_otel.store.writer import writers
+from agentchaos_otel.store.writer import WriterCache, writers
 from tests.test_store_spool import episode_spans, read_only_file
 
 
@@ -271,3 +271,25 @@ def test_fork_child_does_not_close_the_parents_connection(tmp_path: Path, held_l
     assert exp.export(episode_spans("b")) == SpanExportResult.SUCCESS
     exp.shutdown()
     assert count(db) == n + 3
+
+
+def test_slow_batches_in_a_flood_keep_the_connection(tmp_path: Path) -> None:
+    """The flood test looks at the idle gap before a batch, not at how long the batch took."""
+    cache = WriterCache(idle_close_s=0.05, max_hold_s=60.0)
+    path = str(tmp_path / "slow.duckdb")
+    conn = cache.acquire(path, 5.0)
+    cache.release(path, conn, ok=True)
+    assert not cache.is_open(path)  # a lone batch
+    conn = cache.acquire(path, 5.0)  # right after: a flood
+    time.sleep(0.2)  # a batch slower than the idle time
+    cache.release(path, conn, ok=True)
+    assert cache.is_open(path)
+    assert cache.acquire(path, 5.0) is conn  # reused
+    cache.release(path, conn, ok=False)  # a failed write never keeps its connection
+    assert not cache.is_open(path)
+    conn = cache.acquire(path, 5.0)
+    cache.release(path, conn, ok=True)
+    deadline = time.monotonic() + 5
+    while cache.is_open(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not cache.is_open(path)

@@ -75,12 +75,15 @@ class WriterCache:
         self._held: dict[str, _Held] = {}
         self._released_at: dict[str, float] = {}  # path -> when a max-hold release happened
         self._last_end: dict[str, float] = {}  # path -> when its last write ended
+        self._idle_before: dict[str, float] = {}  # path -> idle time before the write under way
         self._closer: threading.Thread | None = None
 
     def acquire(self, path: str, timeout_s: float) -> duckdb.DuckDBPyConnection:
         """A writable connection to `path`; give it back with `release`. Raises StoreError."""
         stale: _Held | None = None
         with self._cv:
+            last_end = self._last_end.get(path)
+            self._idle_before[path] = time.monotonic() - last_end if last_end is not None else float("inf")
             held = self._held.get(path)
             if held is not None and not held.busy:
                 now = time.monotonic()
@@ -113,11 +116,12 @@ class WriterCache:
         """Give a connection back: kept for the next batch when the write went well in a flood."""
         with self._cv:
             now = time.monotonic()
-            previous = self._last_end.get(path)
             if len(self._last_end) > 1024:
                 self._last_end.clear()
+                self._idle_before.clear()
             self._last_end[path] = now
-            in_flood = previous is not None and now - previous < self.idle_close_s
+            # A flood: this batch came within the idle time of the previous one's end.
+            in_flood = self._idle_before.pop(path, float("inf")) < self.idle_close_s
             held = self._held.get(path)
             if held is None or held.conn is not conn:
                 _close_quietly(conn)
@@ -179,6 +183,7 @@ class WriterCache:
         self._held = {}
         self._released_at = {}
         self._last_end = {}
+        self._idle_before = {}
         self._closer = None
 
 
