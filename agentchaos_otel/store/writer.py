@@ -81,6 +81,7 @@ class WriterCache:
     def acquire(self, path: str, timeout_s: float) -> duckdb.DuckDBPyConnection:
         """A writable connection to `path`; give it back with `release`. Raises StoreError."""
         stale: _Held | None = None
+        shared = False
         with self._cv:
             last_end = self._last_end.get(path)
             self._idle_before[path] = time.monotonic() - last_end if last_end is not None else float("inf")
@@ -95,9 +96,10 @@ class WriterCache:
                 if now - held.opened >= self.max_hold_s:
                     self._released_at[path] = now
                 stale = self._held.pop(path)
-            elif held is not None:  # in use by another thread: a separate, uncached connection
-                return connect(path, read_only=False, timeout_s=timeout_s)
-            released = self._released_at.pop(path, None)
+            shared = held is not None and held.busy  # in use by another thread: a separate, uncached one
+            released = None if shared else self._released_at.pop(path, None)
+        if shared:
+            return connect(path, read_only=False, timeout_s=timeout_s)
         if stale is not None:
             _close_quietly(stale.conn)
         if released is not None:  # let waiting readers in before taking the file again
