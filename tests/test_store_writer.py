@@ -293,3 +293,16 @@ def test_slow_batches_in_a_flood_keep_the_connection(tmp_path: Path) -> None:
     while cache.is_open(path) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert not cache.is_open(path)
+
+
+def test_writes_without_pyarrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Arrow path is a speed-up only: without pyarrow the general insert stores the same rows."""
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # `import pyarrow` now raises ImportError
+    db = tmp_path / "noarrow.duckdb"
+    exp = DuckDBSpanExporter(db)
+    spans = episode_spans("a", 3)
+    assert exp.export(spans) == SpanExportResult.SUCCESS
+    assert exp.export(spans[:2]) == SpanExportResult.SUCCESS  # re-export: still no duplicates
+    exp.shutdown()
+    assert count(db) == len(spans)
+    assert not spool_path(db).exists()

@@ -304,7 +304,10 @@ class GilPacer:
 
 def _span_arrow_table(rows: Sequence[dict[str, Any]]) -> Any:
     """Rows in `spans` layout as one Arrow table, or None when a value does not fit its column."""
-    import pyarrow as pa  # imported on first write: readers never pay for it
+    try:
+        import pyarrow as pa  # imported on first write: readers never pay for it
+    except ImportError:  # a declared dependency, but a missing one must not stop writes
+        return None
 
     global _span_arrow_schema
     if _span_arrow_schema is None:
