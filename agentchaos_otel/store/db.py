@@ -2,8 +2,9 @@
 
 DuckDB allows one writing process or several reading processes per file, and inside one process
 a file can only be open with one configuration at a time. Every writer (exporter, derived-table
-writers) therefore opens, writes and closes quickly, and every opener retries briefly when the
-file is busy instead of failing on the first conflict.
+writers) therefore opens, writes and closes quickly (the exporter keeps its connection only in
+a flood of batches, see `writer.py`), and every opener retries briefly when the file is busy
+instead of failing on the first conflict.
 """
 
 from __future__ import annotations

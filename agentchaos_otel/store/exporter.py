@@ -109,6 +109,8 @@ if json.encoder.c_make_encoder is not None:
 
     def _encode(value: Any) -> str:  # noqa: F811 - faster twin of the encoder above
         return "".join(_c_encoder(value, 0))
+
+
 _SCALARS = frozenset({str, int, bool, float, type(None)})
 
 
