@@ -1,6 +1,6 @@
 """Span export into traces.duckdb against the floor of a naive JSON-lines dump of the same spans.
 
-Run: ``python -m benchmarks.bench_export [--quick] [--spans 20480] [--batch 512] [--rounds 3] [--json FILE]``
+Run: ``python -m benchmarks.bench_export [--quick] [--spans 20480] [--batch 512] [--rounds 5] [--json FILE]``
 
 The spans are built once by the real OpenTelemetry SDK: agent episodes of LLM spans (GenAI
 attributes, token usage, finish reasons, a fault event on some) and tool spans (call id,
@@ -229,7 +229,7 @@ def run(quick: bool = False, *, n_spans: int | None = None, batch: int = 512,
         rounds: int | None = None) -> list[dict[str, Any]]:
     """Benchmark rows for `python -m benchmarks all`: each figure beside its same-run baseline."""
     n_spans = n_spans or (4096 if quick else 20480)
-    rounds = rounds or (2 if quick else 3)
+    rounds = rounds or (2 if quick else 5)
     n_calls = 1000 if quick else 4000
     with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
         tput = throughput(n_spans, batch, rounds, Path(tmp))
@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     ap.add_argument("--quick", action="store_true", help="fewer spans and rounds (a smoke run)")
     ap.add_argument("--spans", type=int, help="spans per round (default 20480, quick 4096)")
     ap.add_argument("--batch", type=int, default=512, help="spans per export call (SDK default 512)")
-    ap.add_argument("--rounds", type=int, help="rounds per side; the best counts (default 3, quick 2)")
+    ap.add_argument("--rounds", type=int, help="rounds per side; the best counts (default 5, quick 2)")
     ap.add_argument("--json", type=Path, help="also write the rows as JSON here")
     args = ap.parse_args(argv)
     rows = run(quick=args.quick, n_spans=args.spans, batch=args.batch, rounds=args.rounds)
