@@ -2,8 +2,9 @@
 
 DuckDB allows one writing process or several reading processes per file, and inside one process
 a file can only be open with one configuration at a time. Every writer (exporter, derived-table
-writers) therefore opens, writes and closes quickly, and every opener retries briefly when the
-file is busy instead of failing on the first conflict.
+writers) therefore opens, writes and closes quickly (the exporter keeps its connection only in
+a flood of batches, see `writer.py`), and every opener retries briefly when the file is busy
+instead of failing on the first conflict.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -54,9 +55,14 @@ def _one_line(exc: Exception) -> str:
     return text[:300]
 
 
+# Set by store/writer.py: closes this process's idle cached writer of a path (no-op otherwise).
+release_writer: Callable[[str], None] | None = None
+
+
 def _open(path: str, read_only: bool, timeout_s: float) -> duckdb.DuckDBPyConnection:
     deadline = time.monotonic() + max(0.0, timeout_s)
     delay = 0.02
+    asked = False
     while True:
         try:
             conn = duckdb.connect(path, read_only=read_only)
@@ -64,6 +70,11 @@ def _open(path: str, read_only: bool, timeout_s: float) -> duckdb.DuckDBPyConnec
             conn.execute("SET enable_progress_bar = false")
             return conn
         except duckdb.Error as exc:
+            if read_only and release_writer is not None and "different configuration" in str(exc):
+                release_writer(path)  # our own exporter may hold it between batches: ask it to let go
+                if not asked:
+                    asked = True
+                    continue
             if _is_busy(exc):
                 if time.monotonic() + delay > deadline:
                     raise StoreBusyError(f"{path}: locked by another connection ({_one_line(exc)})") from None
@@ -254,6 +265,96 @@ def _rowwise(conn: duckdb.DuckDBPyConnection, sql_template: str, cols: Sequence[
     sub = "(SELECT " + ", ".join(f"? AS {_quote(c)}" for c in cols) + ")"
     for r in rows:
         conn.execute(sql_template.format(rel=sub), list(r))
+
+
+_SPAN_INT_COLUMNS = frozenset({"start_ns", "end_ns", "exported_ns"})
+_SPAN_COLS_SQL = ", ".join(schema.SPAN_COLUMNS)
+_SPAN_INSERT = f"INSERT INTO spans ({_SPAN_COLS_SQL}) SELECT {_SPAN_COLS_SQL} FROM {{rel}}"
+_SPAN_INSERT_NEW_ONLY = _SPAN_INSERT + " ON CONFLICT DO NOTHING"
+
+
+def _is_duplicate_key(exc: duckdb.Error) -> bool:
+    text = str(exc)
+    return "Duplicate key" in text or "violates primary key" in text
+
+
+ARROW_CHUNK = 32
+GIL_SLICE_S = 0.0005
+_GIL_PAUSE_S = 1e-6  # any real sleep releases the GIL long enough for a waiting thread to take it
+
+
+class GilPacer:
+    """Gives up the GIL once per `GIL_SLICE_S` of a long conversion (call `tick()` per chunk).
+
+    Converting Python objects holds the GIL; a thread that wants it back (the agent, after a
+    network wait) would otherwise wait up to the interpreter's switch interval (5 ms). Pausing
+    per time slice rather than per chunk keeps the number of pauses small on a fast machine.
+    """
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last = time.perf_counter()
+
+    def tick(self) -> None:
+        now = time.perf_counter()
+        if now - self._last >= GIL_SLICE_S:
+            time.sleep(_GIL_PAUSE_S)
+            self._last = time.perf_counter()
+
+
+def _span_arrow_table(rows: Sequence[dict[str, Any]]) -> Any:
+    """Rows in `spans` layout as one Arrow table, or None when a value does not fit its column."""
+    try:
+        import pyarrow as pa  # imported on first write: readers never pay for it
+    except ImportError:  # a declared dependency, but a missing one must not stop writes
+        return None
+
+    global _span_arrow_schema
+    if _span_arrow_schema is None:
+        _span_arrow_schema = pa.schema([(c, pa.int64() if c in _SPAN_INT_COLUMNS else pa.string())
+                                        for c in schema.SPAN_COLUMNS])
+    parts = []
+    pacer = GilPacer()
+    try:
+        for i in range(0, len(rows), ARROW_CHUNK):
+            pacer.tick()
+            parts.append(pa.Table.from_pylist(rows[i:i + ARROW_CHUNK], schema=_span_arrow_schema))
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None
+    return parts[0] if len(parts) == 1 else pa.concat_tables(parts)
+
+
+_span_arrow_schema: Any = None
+
+
+def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert `spans` rows (unique keys) in one statement; keys already stored are left as they are.
+
+    The rows go to DuckDB as one Arrow table, so no Python runs per value while DuckDB works.
+    A plain INSERT is tried first because DuckDB's ON CONFLICT costs several times the insert
+    itself; a batch that repeats a stored key (a retry, a spool overlapping a batch) fails as a
+    whole and is inserted again skipping stored keys. Rows whose values do not fit the column
+    types (hand-edited spools) go through the general path, which reports DuckDB's error.
+    """
+    if not rows:
+        return
+    table = _span_arrow_table(rows)
+    if table is None:
+        bulk_execute(conn, _SPAN_INSERT_NEW_ONLY, schema.SPAN_COLUMNS,
+                     [[r.get(c) for c in schema.SPAN_COLUMNS] for r in rows])
+        return
+    name = f"_agentchaos_spans_{uuid.uuid4().hex}"
+    conn.register(name, table)
+    try:
+        try:
+            conn.execute(_SPAN_INSERT.format(rel=name))
+        except duckdb.ConstraintException as exc:
+            if not _is_duplicate_key(exc):
+                raise
+            conn.execute(_SPAN_INSERT_NEW_ONLY.format(rel=name))
+    finally:
+        conn.unregister(name)
 
 
 def write_rows(path_or_conn: str | os.PathLike[str] | duckdb.DuckDBPyConnection, table: str,

@@ -1,16 +1,24 @@
 """OpenTelemetry span exporter into traces.duckdb.
 
-The file is opened per batch and closed right after, because DuckDB admits one writing process
-or several readers: holding it open would stop `agentchaos traces summary` or a live predictor
-from reading while the agent runs. A batch that cannot be written (file locked past the retry
-window, read-only, corrupt, newer or foreign) is appended to a JSONL spool next to the database
-and the export reports SUCCESS: the spans are kept on disk and loaded by the next successful
-write, and reporting FAILURE would only make the SDK log and drop them. FAILURE is returned only
-when the spool cannot be written either, so nothing is ever dropped silently.
+DuckDB admits one writing process or several readers, so the file must not stay open for long:
+`agentchaos traces summary` or a live predictor would be locked out while the agent runs. Opening
+it costs more than writing a batch, though, so the connection is kept while batches keep coming
+and given back after a short idle time, after a bounded hold (with a pause for readers), and
+on flush and shutdown (`store/writer.py`). A batch that cannot be written (file locked past the
+retry window, read-only, corrupt, newer or foreign) is appended to a JSONL spool next to the
+database and the export reports SUCCESS: the spans are kept on disk and loaded by the next
+successful write, and reporting FAILURE would only make the SDK log and drop them. FAILURE is
+returned only when the spool cannot be written either, so nothing is ever dropped silently.
+
+Rows are built with one C-level JSON encode per span (resource JSON cached per resource, secret
+key checks memoised per key) and inserted as one Arrow table per batch. The conversion runs in
+the batch processor's thread and gives up the GIL every half millisecond, so an agent thread
+waiting for the GIL is not held up for a whole interpreter switch interval.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -20,14 +28,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import duckdb
+from opentelemetry.attributes import BoundedAttributes
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel import redact
-from agentchaos_otel.store import schema
-from agentchaos_otel.store.db import StoreError, bulk_execute, connect, default_path
+from agentchaos_otel.store.db import GilPacer, StoreError, default_path, insert_span_rows
 from agentchaos_otel.store.spool import Spool
+from agentchaos_otel.store.writer import writers
 
 logger = redact.get_logger(__name__)
 
@@ -57,6 +66,10 @@ def is_secret_key(key: str) -> bool:
     return redact.is_secret_name(key)
 
 
+# Attribute keys repeat across spans, so the check runs once per distinct key (bounded).
+_secret_key_memo = functools.lru_cache(maxsize=8192)(is_secret_key)
+
+
 def json_value(value: Any) -> Any:
     """An OTel attribute value as plain JSON (non-finite floats become null)."""
     if value is None or isinstance(value, (bool, str, int)):
@@ -66,7 +79,7 @@ def json_value(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("utf-8", "replace")
     if isinstance(value, Mapping):
-        return {str(k): json_value(v) for k, v in value.items() if not is_secret_key(str(k))}
+        return {str(k): json_value(v) for k, v in value.items() if not _secret_key_memo(str(k))}
     if isinstance(value, (list, tuple)):
         return [json_value(v) for v in value]
     return str(value)
@@ -75,24 +88,104 @@ def json_value(value: Any) -> Any:
 def clean_attributes(attrs: Mapping[str, Any] | None) -> dict[str, Any]:
     if not attrs:
         return {}
-    return {str(k): json_value(v) for k, v in attrs.items() if not is_secret_key(str(k))}
+    return {str(k): json_value(v) for k, v in attrs.items() if not _secret_key_memo(str(k))}
 
 
 def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"not plain JSON: {type(value).__name__}")
+
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+if json.encoder.c_make_encoder is not None:
+    # The json module's C encoder, made once: `json.dumps` builds one per call, a visible cost
+    # at one call per span. No circular-reference markers: only acyclic plain values reach it.
+    _c_encoder = json.encoder.c_make_encoder(None, _refuse, json.encoder.encode_basestring, None, ":", ",",
+                                             False, False, False)
+
+    def _encode(value: Any) -> str:  # noqa: F811 - faster twin of the encoder above
+        return "".join(_c_encoder(value, 0))
+
+
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+
+
+def _plain_dict(attrs: Any) -> dict[str, Any] | None:
+    """The dict behind an attribute mapping without a Python call per key, or None.
+
+    The SDK's BoundedAttributes keeps its items in a plain dict; going through the Mapping API
+    instead costs a Python-level __getitem__ per key, the largest single cost of a row.
+    """
+    if type(attrs) is dict:
+        return attrs
+    inner = getattr(attrs, "_dict", None) if isinstance(attrs, BoundedAttributes) else None
+    return inner if type(inner) is dict else None
+
+
+def attributes_json(attrs: Mapping[str, Any] | None) -> str:
+    """`dumps(clean_attributes(attrs))`, with one C-level encode when the values are plain.
+
+    Plain means scalars or tuples of scalars under string keys (what instrumentations set); maps,
+    bytes or non-finite floats take the general path, which gives the same text.
+    """
+    if not attrs:
+        return "{}"
+    plain = _plain_dict(attrs)
+    if plain is None:
+        plain = dict(attrs)
+    try:
+        kinds = set(map(type, plain.values()))
+        if not kinds <= _SCALARS and not (
+                kinds - _SCALARS == {tuple}
+                and all(set(map(type, v)) <= _SCALARS for v in plain.values() if type(v) is tuple)):
+            return dumps(clean_attributes(plain))
+        if any(map(_secret_key_memo, plain)):
+            plain = {k: v for k, v in plain.items() if not _secret_key_memo(k)}
+        return _encode(plain)
+    except (TypeError, ValueError, AttributeError):  # NaN/inf, non-string keys: general path
+        return dumps(clean_attributes(plain))
+
+
 def events_json(events: Sequence[tuple[str, int | None, Mapping[str, Any] | None]]) -> str:
     return dumps([{"name": n, "time_ns": t, "attributes": clean_attributes(a)} for n, t, a in events])
+
+
+def _span_events_json(events: Sequence[Any]) -> str:
+    if not events:
+        return "[]"
+    parts = [f'{{"name":{_encode(str(e.name))},"time_ns":{_encode(e.timestamp)},'
+             f'"attributes":{attributes_json(e.attributes)}}}' for e in events]
+    return "[" + ",".join(parts) + "]"
+
+
+# A resource is shared by every span of its provider: its JSON is computed once per object.
+_resource_memo: dict[int, tuple[Any, str, str | None]] = {}
+
+
+def _resource_json(resource: Any) -> tuple[str, str | None]:
+    hit = _resource_memo.get(id(resource))
+    if hit is not None and hit[0] is resource:
+        return hit[1], hit[2]
+    attrs = dict(resource.attributes) if resource is not None else {}
+    service = attrs.get(A.SERVICE_NAME)
+    entry = (resource, dumps(clean_attributes(attrs)), str(service) if service is not None else None)
+    if len(_resource_memo) >= 256:
+        _resource_memo.clear()
+    _resource_memo[id(resource)] = entry  # holding the object keeps its id from being reused
+    return entry[1], entry[2]
 
 
 def span_to_row(span: ReadableSpan, exported_ns: int | None = None) -> dict[str, Any]:
     """The `spans` table row of an SDK span (JSON columns as text, ready for insert or spool)."""
     ctx = span.context
     parent = span.parent
-    resource_attrs = dict(span.resource.attributes) if span.resource is not None else {}
     scope = span.instrumentation_scope
-    service = resource_attrs.get(A.SERVICE_NAME)
+    resource, service = _resource_json(span.resource)
+    status = span.status
+    raw_attrs = getattr(span, "_attributes", None)
     return redact.redact_row({
         "trace_id": format(ctx.trace_id, "032x") if ctx else None,
         "span_id": format(ctx.span_id, "016x") if ctx else None,
@@ -101,28 +194,38 @@ def span_to_row(span: ReadableSpan, exported_ns: int | None = None) -> dict[str,
         "kind": span.kind.name,
         "start_ns": span.start_time,
         "end_ns": span.end_time,
-        "status_code": span.status.status_code.name,
-        "status_message": span.status.description,
-        "service_name": str(service) if service is not None else None,
+        "status_code": status.status_code.name,
+        "status_message": status.description,
+        "service_name": service,
         "scope_name": scope.name if scope is not None else None,
-        "attributes": dumps(clean_attributes(span.attributes)),
-        "resource": dumps(clean_attributes(resource_attrs)),
-        "events": events_json([(e.name, e.timestamp, e.attributes) for e in span.events]),
+        "attributes": attributes_json(raw_attrs if _plain_dict(raw_attrs) is not None else span.attributes),
+        "resource": resource,
+        "events": _span_events_json(span.events),
         "exported_ns": exported_ns if exported_ns is not None else time.time_ns(),
     })
 
 
-_INSERT_SQL = (f"INSERT INTO spans ({', '.join(schema.SPAN_COLUMNS)}) "
-               f"SELECT {', '.join(schema.SPAN_COLUMNS)} FROM {{rel}} ON CONFLICT DO NOTHING")
+ROW_CHUNK = 16
+
+
+def spans_to_rows(spans: Sequence[ReadableSpan], exported_ns: int | None = None) -> list[dict[str, Any]]:
+    """`span_to_row` of every span, pausing between chunks so other threads get the GIL."""
+    now = exported_ns if exported_ns is not None else time.time_ns()
+    rows: list[dict[str, Any]] = []
+    pacer = GilPacer()
+    for i in range(0, len(spans), ROW_CHUNK):
+        pacer.tick()
+        rows.extend([span_to_row(s, now) for s in spans[i:i + ROW_CHUNK]])
+    return rows
 
 
 def insert_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
     """Insert span rows in one statement; spans already stored are left as they are."""
-    unique: dict[tuple[Any, Any], Sequence[Any]] = {}
+    unique: dict[tuple[Any, Any], Mapping[str, Any]] = {}
     for r in rows:  # a statement may not hit one key twice, and spool + batch can overlap
-        unique.setdefault((r.get("trace_id"), r.get("span_id")), [r.get(c) for c in schema.SPAN_COLUMNS])
+        unique.setdefault((r.get("trace_id"), r.get("span_id")), r)
     if unique:
-        bulk_execute(conn, _INSERT_SQL, schema.SPAN_COLUMNS, list(unique.values()))
+        insert_span_rows(conn, list(unique.values()))
 
 
 _DATA_ERRORS = (duckdb.ConstraintException, duckdb.ConversionException, duckdb.InvalidInputException,
@@ -135,11 +238,13 @@ def write_span_rows(path: str, rows: Sequence[Mapping[str, Any]], spool: Spool, 
 
     Raises StoreError when the database cannot take the batch (caller spools it).
     """
-    conn = connect(path, read_only=False, timeout_s=timeout_s)
+    conn = writers.acquire(path, timeout_s)
+    ok = False
     try:
         try:
             with spool.claim() as spooled:
                 insert_rows(conn, [*spooled, *rows])
+                ok = True
                 return len(spooled)
         except duckdb.Error as exc:
             # A spooled row the database refuses must not block every later batch: set the spool
@@ -156,9 +261,10 @@ def write_span_rows(path: str, rows: Sequence[Mapping[str, Any]], spool: Spool, 
                 insert_rows(conn, rows)
             except duckdb.Error as exc2:
                 raise StoreError(f"{path}: insert failed ({' '.join(str(exc2).split())[:200]})") from None
+            ok = True
             return 0
     finally:
-        conn.close()
+        writers.release(path, conn, ok=ok)
 
 
 class DuckDBSpanExporter(SpanExporter):
@@ -181,7 +287,7 @@ class DuckDBSpanExporter(SpanExporter):
             logger.error("%s: export after shutdown, %d spans not written", self.path, len(spans))
             return SpanExportResult.FAILURE
         now = time.time_ns()
-        return self.export_rows([span_to_row(s, now) for s in spans])
+        return self.export_rows(spans_to_rows(spans, now))
 
     def export_rows(self, rows: list[dict[str, Any]]) -> SpanExportResult:
         """Store rows already in `spans` layout (the OTLP receiver converts wire spans to these)."""
@@ -228,6 +334,7 @@ class DuckDBSpanExporter(SpanExporter):
         # Nothing is buffered here (the span processor buffers); spooled spans are durable, so
         # flushing succeeds even when the database is still unavailable.
         self.drain_spool()
+        writers.close(self.path)  # a reader that waited for the flush gets the file at once
         return True
 
     def shutdown(self) -> None:
@@ -236,4 +343,5 @@ class DuckDBSpanExporter(SpanExporter):
         if not self.drain_spool():
             logger.error("%s: still unavailable at shutdown; spans remain in %s", self.path,
                          self.spool.path)
+        writers.close(self.path)
         self._shutdown = True

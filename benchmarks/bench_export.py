@@ -1,0 +1,275 @@
+"""Span export into traces.duckdb against the floor of a naive JSON-lines dump of the same spans.
+
+Run: ``python -m benchmarks.bench_export [--quick] [--spans 20480] [--batch 512] [--rounds 5] [--json FILE]``
+
+The spans are built once by the real OpenTelemetry SDK: agent episodes of LLM spans (GenAI
+attributes, token usage, finish reasons, a fault event on some) and tool spans (call id,
+arguments, result), under one resource. The same spans, in the same batches, then go
+
+- through ``DuckDBSpanExporter.export`` into a fresh DuckDB file, and
+- through a naive JSON-lines dump (each span's fields and attributes as one ``json.dumps`` line,
+  appended to a file per batch), the floor an exporter of the same spans cannot beat by much.
+
+Both run in the same process, interleaved round by round, so machine load affects them alike;
+the figure is the best round of each. The DuckDB time includes creating the file and the final
+close (checkpoint); each batch is committed before `export` returns, the JSON lines are not
+synced. Batches of 512 are the SDK BatchSpanProcessor's default.
+
+The second figure is the latency the agent sees while the exporter works: an agent-like loop
+(wait 200 us with the GIL released, as on a network read, then create and end one span), timed
+around both, while another thread calls `export` back to back (what the processor's worker does
+in a flood), against the same loop with no export running (measured before and after). The
+two threads share the GIL, so an exporter that holds it for long shows up in the p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.store.db import open_store
+from agentchaos_otel.store.exporter import DuckDBSpanExporter
+
+TARGET_RATIO = 1.0  # at least the rate of the JSON-lines floor (issue 12: >= 50k spans/s here)
+TARGET_SPANS_PER_S = 50_000.0
+TARGET_LATENCY_RATIO = 1.5  # p99 span creation while exporting vs no exporter: "stays flat"
+
+_TOOLS = ("search", "calculator", "read_file", "weather", "lookup_order")
+_MODELS = ("gpt-4o-mini", "claude-3-5-haiku", "qwen2.5-7b-instruct")
+
+
+def build_spans(n: int, seed: int = 0) -> list[ReadableSpan]:
+    """About `n` finished SDK spans of agent episodes (root + alternating LLM and tool steps)."""
+    rng = random.Random(seed)
+    tp = TracerProvider(resource=Resource({A.SERVICE_NAME: "bench-agent", "service.version": "1.4.2",
+                                           "deployment.environment": "bench", "host.name": "bench-host",
+                                           "telemetry.sdk.language": "python"}))
+    mem = InMemorySpanExporter()
+    tp.add_span_processor(SimpleSpanProcessor(mem))
+    tracer = tp.get_tracer("agentchaos_otel", "0.1.0")
+    made = 0
+    episode = 0
+    while made < n:
+        steps = rng.randint(4, 14)
+        task = f"task-{episode:05d}"
+        root_attrs = {A.GEN_AI_OPERATION_NAME: A.OP_INVOKE_AGENT, A.GEN_AI_AGENT_NAME: "ref",
+                      A.TASK_ID: task, A.SEED: episode, A.CONDITION: rng.choice(("none", "llm:truncate"))}
+        with tracer.start_as_current_span(A.agent_span_name("ref"), attributes=root_attrs) as root:
+            for i in range(steps):
+                base = {A.STEP: i, A.TASK_ID: task}
+                if i % 2 == 0:
+                    model = rng.choice(_MODELS)
+                    attrs: dict[str, Any] = {
+                        **base, A.GEN_AI_OPERATION_NAME: A.OP_CHAT, A.GEN_AI_PROVIDER_NAME: A.PROVIDER_OPENAI,
+                        A.GEN_AI_REQUEST_MODEL: model, A.GEN_AI_RESPONSE_MODEL: model,
+                        A.GEN_AI_RESPONSE_ID: f"chatcmpl-{rng.getrandbits(64):016x}",
+                        A.GEN_AI_RESPONSE_FINISH_REASONS: (rng.choice(("stop", "tool_calls")),),
+                        A.GEN_AI_USAGE_INPUT_TOKENS: rng.randint(50, 4000),
+                        A.GEN_AI_USAGE_OUTPUT_TOKENS: rng.randint(5, 600),
+                        A.GEN_AI_REQUEST_TEMPERATURE: 0.2, A.GEN_AI_REQUEST_STREAM: rng.random() < 0.3,
+                        A.SERVER_ADDRESS: "127.0.0.1", A.SERVER_PORT: 8000,
+                        A.HTTP_RESPONSE_STATUS_CODE: 200,
+                    }
+                    with tracer.start_as_current_span(A.chat_span_name(model), kind=SpanKind.CLIENT,
+                                                      attributes=attrs) as sp:
+                        if rng.random() < 0.25:
+                            sp.add_event(A.EVENT_FAULT_APPLIED, {A.FAULT_DETAIL: "truncate_50",
+                                                                 A.FAULT_CHANGED: True})
+                else:
+                    tool = rng.choice(_TOOLS)
+                    attrs = {**base, A.GEN_AI_OPERATION_NAME: A.OP_EXECUTE_TOOL, A.GEN_AI_TOOL_NAME: tool,
+                             A.GEN_AI_TOOL_CALL_ID: f"call_{rng.getrandbits(48):012x}",
+                             A.GEN_AI_TOOL_CALL_ARGUMENTS: json.dumps({"query": f"q{rng.randint(0, 999)}",
+                                                                       "limit": rng.randint(1, 10)}),
+                             A.GEN_AI_TOOL_CALL_RESULT: json.dumps({"ok": True, "items": [
+                                 rng.randint(0, 99) for _ in range(rng.randint(1, 6))]})}
+                    with tracer.start_as_current_span(A.tool_span_name(tool), attributes=attrs) as sp:
+                        if rng.random() < 0.05:
+                            sp.set_status(Status(StatusCode.ERROR, "tool failed"))
+            root.set_attribute(A.EPISODE_SUCCESS, rng.random() < 0.7)
+        made += steps + 1
+        episode += 1
+    tp.shutdown()
+    return list(mem.get_finished_spans())[:n]
+
+
+def _naive_line(span: ReadableSpan) -> str:
+    ctx = span.context
+    return json.dumps({
+        "trace_id": format(ctx.trace_id, "032x"), "span_id": format(ctx.span_id, "016x"),
+        "parent_span_id": format(span.parent.span_id, "016x") if span.parent is not None else None,
+        "name": span.name, "kind": span.kind.name, "start_ns": span.start_time, "end_ns": span.end_time,
+        "status_code": span.status.status_code.name, "status_message": span.status.description,
+        "scope_name": span.instrumentation_scope.name if span.instrumentation_scope else None,
+        "attributes": dict(span.attributes or {}), "resource": dict(span.resource.attributes),
+        "events": [{"name": e.name, "time_ns": e.timestamp, "attributes": dict(e.attributes or {})}
+                   for e in span.events],
+    })
+
+
+def jsonl_dump(path: str | os.PathLike[str], spans: Sequence[ReadableSpan], batch: int) -> None:
+    """The floor: each batch appended to a JSON-lines file, one json.dumps per span."""
+    for i in range(0, len(spans), batch):
+        with open(path, "a", encoding="utf-8") as f:
+            f.write("".join(_naive_line(s) + "\n" for s in spans[i:i + batch]))
+
+
+def _time_duckdb(path: Path, spans: Sequence[ReadableSpan], batch: int) -> float:
+    exp = DuckDBSpanExporter(path)
+    t0 = time.perf_counter()
+    for i in range(0, len(spans), batch):
+        if exp.export(spans[i:i + batch]) != SpanExportResult.SUCCESS:
+            raise RuntimeError("export failed")
+    exp.shutdown()  # the file is closed and readable again: part of the cost
+    elapsed = time.perf_counter() - t0
+    with open_store(path) as conn:
+        stored = conn.execute("SELECT count(*) FROM spans").fetchone()[0]
+    if stored != len({(s.context.trace_id, s.context.span_id) for s in spans}):
+        raise RuntimeError(f"{stored} spans stored of {len(spans)}")
+    return elapsed
+
+
+def _time_jsonl(path: Path, spans: Sequence[ReadableSpan], batch: int) -> float:
+    t0 = time.perf_counter()
+    jsonl_dump(path, spans, batch)
+    return time.perf_counter() - t0
+
+
+def throughput(n_spans: int, batch: int, rounds: int, workdir: Path) -> dict[str, float]:
+    spans = build_spans(n_spans, seed=7)
+    best = {"duckdb": float("inf"), "jsonl": float("inf")}
+    for r in range(rounds):
+        order = ("duckdb", "jsonl") if r % 2 == 0 else ("jsonl", "duckdb")
+        for which in order:
+            if which == "duckdb":
+                t = _time_duckdb(workdir / f"export-{r}.duckdb", spans, batch)
+            else:
+                t = _time_jsonl(workdir / f"dump-{r}.jsonl", spans, batch)
+            best[which] = min(best[which], t)
+    return {"spans": float(len(spans)), "duckdb_spans_per_s": len(spans) / best["duckdb"],
+            "jsonl_spans_per_s": len(spans) / best["jsonl"]}
+
+
+class _Flood:
+    """Calls the DuckDB exporter back to back with prepared batches until stopped."""
+
+    def __init__(self, inner: DuckDBSpanExporter, spans: Sequence[ReadableSpan], batch: int) -> None:
+        self.inner, self.spans, self.batch = inner, spans, batch
+        self.stop = threading.Event()
+        self.exported = 0
+
+    def run(self) -> None:
+        i = 0
+        while not self.stop.is_set():
+            chunk = self.spans[i:i + self.batch]
+            self.inner.export(chunk)  # re-exports after the first pass: dedup keeps the file small
+            self.exported += len(chunk)
+            i = (i + self.batch) % len(self.spans)
+
+
+def _agent_loop(n: int) -> list[float]:
+    """Per iteration: wait 200 us (the agent waiting on I/O, GIL released), then create one span.
+
+    The time is taken around both, so it includes getting the GIL back after the wait, which is
+    where a busy exporter thread would delay the agent.
+    """
+    tracer = TracerProvider().get_tracer("agent")
+    out = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        time.sleep(0.0002)
+        with tracer.start_as_current_span("chat m", attributes={A.GEN_AI_OPERATION_NAME: A.OP_CHAT, A.STEP: i}):
+            pass
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def _pct(values: Sequence[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def latency(n_calls: int, n_flood: int, batch: int, workdir: Path) -> dict[str, float]:
+    """Span-creation latency in the agent's thread: idle vs while the exporter writes continuously."""
+    flood_spans = build_spans(n_flood, seed=11)
+    quiet = _agent_loop(n_calls)
+    exp = DuckDBSpanExporter(workdir / "latency.duckdb")
+    flood = _Flood(exp, flood_spans, batch)
+    worker = threading.Thread(target=flood.run, daemon=True)
+    worker.start()
+    time.sleep(0.2)
+    busy = _agent_loop(n_calls)
+    flood.stop.set()
+    worker.join()
+    exp.shutdown()
+    quiet2 = _agent_loop(n_calls)
+    quiet = quiet + quiet2
+    return {"quiet_p50_us": _pct(quiet, 0.5) * 1e6, "quiet_p99_us": _pct(quiet, 0.99) * 1e6,
+            "busy_p50_us": _pct(busy, 0.5) * 1e6, "busy_p99_us": _pct(busy, 0.99) * 1e6,
+            "flood_spans": float(flood.exported), "busy_mean_us": statistics.fmean(busy) * 1e6}
+
+
+def run(quick: bool = False, *, n_spans: int | None = None, batch: int = 512,
+        rounds: int | None = None) -> list[dict[str, Any]]:
+    """Benchmark rows for `python -m benchmarks all`: each figure beside its same-run baseline."""
+    n_spans = n_spans or (4096 if quick else 20480)
+    rounds = rounds or (2 if quick else 5)
+    n_calls = 1000 if quick else 4000
+    with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
+        tput = throughput(n_spans, batch, rounds, Path(tmp))
+        lat = latency(n_calls, 4096, batch, Path(tmp))
+    ratio = tput["duckdb_spans_per_s"] / tput["jsonl_spans_per_s"]
+    p50_ratio = lat["busy_p50_us"] / lat["quiet_p50_us"]
+    p99_ratio = lat["busy_p99_us"] / lat["quiet_p99_us"]
+    return [
+        {"figure": "export into DuckDB (DuckDBSpanExporter)", "value": round(tput["duckdb_spans_per_s"]),
+         "unit": "spans/s", "baseline": "naive JSON-lines dump of the same spans",
+         "baseline_value": round(tput["jsonl_spans_per_s"]), "ratio": round(ratio, 2),
+         "target": f">= {TARGET_RATIO:g}x the JSON-lines floor and >= {TARGET_SPANS_PER_S:,.0f} spans/s",
+         "holds": ratio >= TARGET_RATIO and tput["duckdb_spans_per_s"] >= TARGET_SPANS_PER_S},
+        {"figure": "span creation p50 while exporting", "value": round(lat["busy_p50_us"], 1), "unit": "us",
+         "baseline": "same loop, no exporter running", "baseline_value": round(lat["quiet_p50_us"], 1),
+         "ratio": round(p50_ratio, 2), "target": f"<= {TARGET_LATENCY_RATIO:g}x",
+         "holds": p50_ratio <= TARGET_LATENCY_RATIO},
+        {"figure": "span creation p99 while exporting", "value": round(lat["busy_p99_us"], 1), "unit": "us",
+         "baseline": "same loop, no exporter running", "baseline_value": round(lat["quiet_p99_us"], 1),
+         "ratio": round(p99_ratio, 2), "target": f"<= {TARGET_LATENCY_RATIO:g}x",
+         "holds": p99_ratio <= TARGET_LATENCY_RATIO},
+    ]
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer spans and rounds (a smoke run)")
+    ap.add_argument("--spans", type=int, help="spans per round (default 20480, quick 4096)")
+    ap.add_argument("--batch", type=int, default=512, help="spans per export call (SDK default 512)")
+    ap.add_argument("--rounds", type=int, help="rounds per side; the best counts (default 5, quick 2)")
+    ap.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    args = ap.parse_args(argv)
+    rows = run(quick=args.quick, n_spans=args.spans, batch=args.batch, rounds=args.rounds)
+    for r in rows:
+        print(f"{r['figure']}: {r['value']:,} {r['unit']}  vs  {r['baseline']}: {r['baseline_value']:,} "
+              f"{r['unit']}  ratio {r['ratio']}x  target {r['target']}  holds={r['holds']}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+    return rows
+
+
+if __name__ == "__main__":
+    main()
