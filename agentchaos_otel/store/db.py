@@ -328,7 +328,8 @@ def _span_arrow_table(rows: Sequence[dict[str, Any]]) -> Any:
 _span_arrow_schema: Any = None
 
 
-def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, Any]]) -> None:
+def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, Any]], *,
+                     in_transaction: bool = False) -> None:
     """Insert `spans` rows (unique keys) in one statement; keys already stored are left as they are.
 
     The rows go to DuckDB as one Arrow table, so no Python runs per value while DuckDB works.
@@ -336,6 +337,8 @@ def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, A
     itself; a batch that repeats a stored key (a retry, a spool overlapping a batch) fails as a
     whole and is inserted again skipping stored keys. Rows whose values do not fit the column
     types (hand-edited spools) go through the general path, which reports DuckDB's error.
+    Inside the caller's own transaction (``in_transaction``) a failed statement would abort it,
+    so there the insert skips stored keys from the start.
     """
     if not rows:
         return
@@ -347,6 +350,9 @@ def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, A
     name = f"_agentchaos_spans_{uuid.uuid4().hex}"
     conn.register(name, table)
     try:
+        if in_transaction:
+            conn.execute(_SPAN_INSERT_NEW_ONLY.format(rel=name))
+            return
         try:
             conn.execute(_SPAN_INSERT.format(rel=name))
         except duckdb.ConstraintException as exc:

@@ -219,13 +219,14 @@ def spans_to_rows(spans: Sequence[ReadableSpan], exported_ns: int | None = None)
     return rows
 
 
-def insert_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+def insert_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]], *,
+                in_transaction: bool = False) -> None:
     """Insert span rows in one statement; spans already stored are left as they are."""
     unique: dict[tuple[Any, Any], Mapping[str, Any]] = {}
     for r in rows:  # a statement may not hit one key twice, and spool + batch can overlap
         unique.setdefault((r.get("trace_id"), r.get("span_id")), r)
     if unique:
-        insert_span_rows(conn, list(unique.values()))
+        insert_span_rows(conn, list(unique.values()), in_transaction=in_transaction)
 
 
 _DATA_ERRORS = (duckdb.ConstraintException, duckdb.ConversionException, duckdb.InvalidInputException,

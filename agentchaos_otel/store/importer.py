@@ -199,7 +199,7 @@ def import_paths(paths: Iterable[str | os.PathLike[str]], db: str | os.PathLike[
         for f, kind, rows, episodes in parsed:
             conn.execute("BEGIN TRANSACTION")
             try:
-                insert_rows(conn, rows)
+                insert_rows(conn, rows, in_transaction=True)
                 conn.execute("COMMIT")
             except Exception as exc:
                 conn.execute("ROLLBACK")
