@@ -235,3 +235,15 @@ RESPONSE_TOOL_ARGS_STRINGS = "agentchaos.response.tool_args_strings"
 # --- diagnosers (observable reply signals) ---------------------------------------------------
 # The reply text is non-empty but only whitespace: to a reader, an empty answer.
 RESPONSE_CONTENT_BLANK = "agentchaos.response.content_blank"
+
+# Observable forms of failure that real providers, gateways and tools produce (issue: diagnosis
+# generality). Content-free: counts, flags and short codes only.
+REQUEST_RESPONSE_FORMAT = "agentchaos.request.response_format"  # text / json_object / json_schema
+REQUEST_ASKS_JSON = "agentchaos.request.asks_json"  # a system or user message asks for JSON
+RESPONSE_REPLACEMENT_CHARS = "agentchaos.response.replacement_chars"  # U+FFFD in reply text
+RESPONSE_JSON_EMBEDDED = "agentchaos.response.json_embedded"  # JSON inside a fence or prose
+RESPONSE_BODY_ERROR = "agentchaos.response.body_error"  # an error object in a 2xx body
+RESPONSE_CHOICE_COUNT = "agentchaos.response.choice_count"  # -1: no `choices` member at all
+RESPONSE_MESSAGE_NULL = "agentchaos.response.message_null"  # choices[0].message is null
+RESPONSE_ERROR_CODE = "agentchaos.response.error_code"  # provider error code/type of an error body
+TOOL_RESULT_FAILURE = "agentchaos.tool.result_failure"  # rate_limit/timeout/connection/server/client
