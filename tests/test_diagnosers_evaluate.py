@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from agentchaos_otel.store.model import FaultLabel
-from diagnosers import synthetic
 from diagnosers.base import Diagnosis
 from diagnosers.baseline import TextOnlyDiagnoser
 from diagnosers.evaluate import evaluate, evaluation_set, ground_truth, score
 from diagnosers.rules import RuleDiagnoser
-from diagnosers.synthetic import episode_of, fault_attrs, llm_record
 from diagnosers.taxonomy import NONE_FOUND
+from tests.support import synthetic
+from tests.support.synthetic import episode_of, fault_attrs, llm_record
 
 
 def _d(trace: str, ftype: str, step: int | None) -> Diagnosis:

@@ -12,8 +12,8 @@ from agentchaos_otel.store.model import EpisodeTrace, StepRecord
 from agentchaos_otel.trace import signals
 from diagnosers.base import diagnose_episodes
 from diagnosers.rules import RULES, RuleDiagnoser
-from diagnosers.synthetic import episode_of, fault_attrs, llm_record, tool_record
 from diagnosers.taxonomy import NONE_FOUND
+from tests.support.synthetic import episode_of, fault_attrs, llm_record, tool_record
 
 WEATHER = ("get_weather", {"city": "Oslo", "unit": "c"})
 RESULT = {"city": "Oslo", "temperature": 4.5, "humidity": 80, "conditions": "rain"}
