@@ -164,22 +164,27 @@ def train_cmd(
     seed: Annotated[int, typer.Option("--seed", help="split and model seed")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="print the test scores as JSON")] = False,
     bootstrap: Annotated[int, typer.Option("--bootstrap", min=0)] = 2000,
+    truth: Annotated[Path | None, typer.Option("--truth", help="labels to learn from instead of the trace's "
+                                               "ground truth (JSONL or CSV, as for run --truth)")] = None,
 ) -> None:
     """Train the learned diagnoser on one side of a task-id split and score it on the other."""
     console = Console(soft_wrap=False, width=200 if not sys.stdout.isatty() else None)
     try:
         episodes = load(file)
+        truths = resolve(episodes, read_labels(truth), source=str(truth)) if truth is not None else None
         train_eps, test_eps = split_by_task(episodes, test_fraction, seed)
-        if not any(ep.triggered for ep in train_eps):
+        labelled = (any(ep.triggered for ep in train_eps) if truths is None
+                    else any(truths.get(ep.trace_id) is not None for ep in train_eps))
+        if not labelled:
             _fail(f"{file}: no fault-injected episodes to learn from")
         try:
-            model, report = train(train_eps, seed=seed)
+            model, report = train(train_eps, seed=seed, truths=truths)
         except ValueError as exc:
             _fail(f"{file}: {exc}")
             return
         model.save(out, trained_on=str(file), episodes=report.episodes, test_fraction=test_fraction,
                    seed=seed)
-        scores, _ = evaluate(test_eps, [model, RuleDiagnoser()], n_boot=bootstrap, seed=seed)
+        scores, _ = evaluate(test_eps, [model, RuleDiagnoser()], n_boot=bootstrap, seed=seed, truths=truths)
         extra = {"model": str(out), "train_episodes": len(train_eps), "test_episodes": len(test_eps),
                  "train_steps": report.steps, "faulted_steps": report.faulted_steps,
                  "classes": report.classes,
