@@ -19,7 +19,9 @@ on ``--heldout`` files (fault variants never used for training or rule writing):
 misbehaving``: failures in real providers' and tools' documented formats, ``plan=None``, a generic
 openai-SDK agent, ground truth only in a label file) through the same path as
 ``diagnose run FILE --evaluate --truth LABELS``: a development split (``--dev-seed``, the one the
-rules were fixed on) and a held-out split (``--test-seed``, looked at once). The learned model is
+rules were fixed on), a held-out split (``--test-seed``, looked at once) with the same forms, and a
+split of forms written after the rules were fixed (``forms_heldout``, seed ``--test-seed`` + 100,
+never tuned on). The learned model is
 trained on the simulated catalog corpus (``tests.support.synthetic``, every LLM, HTTP, stream,
 connection and tool-result family) plus the development split, and tested on the held-out split:
 
@@ -93,10 +95,12 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
         out_dir = tmp.name
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     splits = {}
-    for name, sd in (("dev", dev_seed), ("held-out", test_seed)):
-        db, labels = Path(out_dir) / f"misbehaving_{sd}.duckdb", Path(out_dir) / f"misbehaving_{sd}.jsonl"
+    for name, sd, held_forms in (("dev", dev_seed, False), ("held-out", test_seed, False),
+                                 ("held-out forms", test_seed + 100, True)):
+        stem = f"misbehaving_{'heldout_forms_' if held_forms else ''}{sd}"
+        db, labels = Path(out_dir) / f"{stem}.duckdb", Path(out_dir) / f"{stem}.jsonl"
         if not db.exists():
-            counts = run_corpus(db, labels, n, sd)
+            counts = run_corpus(db, labels, n, sd, heldout_forms=held_forms)
             print(f"built {db} ({counts})")
         eps = load(db)
         splits[name] = (eps, resolve(eps, read_labels(labels)), db, labels)
@@ -114,13 +118,12 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
     rule, text = RuleDiagnoser(), TextOnlyDiagnoser()
     fam: list[str] = []
     for name, (eps, tr, db, labels) in splits.items():
-        methods = [rule, text] + ([model] if name == "held-out" else [])
+        methods = [rule, text] + ([model] if name != "dev" else [])
         scores, _ = evaluate(eps, methods, n_boot=n_boot, seed=seed, truths=tr)
         for sc in scores:
-            print(_row(f"misbehaving {name} (seed {dev_seed if name == 'dev' else test_seed}, --truth)", sc))
+            print(_row(f"misbehaving {name} ({db.stem}, --truth)", sc))
             fam.append(_families(f"misbehaving {name}", sc))
-        if name == "held-out":
-            print(f"(same figures: diagnose run {db} --evaluate --truth {labels})")
+        print(f"(rule and text rows above: diagnose run {db} --evaluate --truth {labels})")
     held = [ep for path in heldout_files for ep in load(path)]
     for label, eps in (("own catalog corpus", [ep for path in corpus_files for ep in load(path)]),
                        ("own held-out variants", held)):

@@ -31,11 +31,13 @@ from agentchaos_otel.trace.episode import episode
 from agentchaos_otel.trace.instrumentor import AgentChaosInstrumentor
 from tests.support.misbehaving import agent
 from tests.support.misbehaving.forms import LLM_FORMS, TOOL_FORMS, Form, cut_json, tool_failure
+from tests.support.misbehaving.forms_heldout import HELDOUT_LLM_FORMS, HELDOUT_TOOL_FORMS, heldout_tool_failure
 from tests.support.misbehaving.server import EpisodePlan, MisbehavingServer, StepClock
 from tests.support.misbehaving.world import TOOL_SCHEMAS, TOOLS, Task, make_question
 
 CLIENT_TIMEOUT_S = 0.4
-FORMS: dict[str, Form] = {f.name: f for f in LLM_FORMS + TOOL_FORMS}
+FORMS: dict[str, Form] = {f.name: f for f in LLM_FORMS + TOOL_FORMS + HELDOUT_LLM_FORMS + HELDOUT_TOOL_FORMS}
+HELDOUT_NAMES = frozenset(f.name for f in HELDOUT_LLM_FORMS + HELDOUT_TOOL_FORMS)
 
 
 @dataclass
@@ -65,6 +67,8 @@ def _tools(plan: ToolPlan) -> dict[str, Callable[..., Any]]:
                 plan.fired_step = step
                 if plan.form == "body_cut_json":
                     return cut_json(TOOLS[name](**kwargs), 0.45)
+                if plan.form in HELDOUT_NAMES:
+                    return heldout_tool_failure(plan.form, name, TOOLS[name](**kwargs))
                 return tool_failure(plan.form, name)
             return TOOLS[name](**kwargs)
         tool.__name__ = name
@@ -73,15 +77,18 @@ def _tools(plan: ToolPlan) -> dict[str, Callable[..., Any]]:
 
 
 _CONTENT_FINAL = {"finish_length", "usage_at_max_tokens", "sparse_replacement_chars", "cp1252_mojibake",
-                  "content_empty_stop", "json_in_fence", "json_in_prose"}
+                  "content_empty_stop", "json_in_fence", "json_in_prose", "finish_null_at_max_tokens",
+                  "json_mode_answered_in_prose", "control_chars_in_digits"}
 _TOOL_TURN = {"tool_args_cut", "tool_args_cut_stop", "stream_stops_after_tool_delta"}
 
 
-def plan_episodes(n: int, seed: int, *, clean_share: float = 0.3) -> list[EpisodeSpec]:
-    """Seeded episode specs: tasks of 2-4 questions, one failure form (or none) at a chosen call."""
+def plan_episodes(n: int, seed: int, *, clean_share: float = 0.3, heldout_forms: bool = False
+                  ) -> list[EpisodeSpec]:
+    """Seeded episode specs: tasks of 2-4 questions, one failure form (or none) at a chosen call.
+    ``heldout_forms`` draws from ``forms_heldout`` (never used while writing the rules) instead."""
     rng = random.Random(seed)
     specs = []
-    forms = list(LLM_FORMS + TOOL_FORMS)
+    forms = list(HELDOUT_LLM_FORMS + HELDOUT_TOOL_FORMS if heldout_forms else LLM_FORMS + TOOL_FORMS)
     for i in range(n):
         form = None if rng.random() < clean_share else rng.choice(forms)
         json_mode = bool(form and form.needs_json) or (form is None and rng.random() < 0.2)
@@ -103,7 +110,7 @@ def plan_episodes(n: int, seed: int, *, clean_share: float = 0.3) -> list[Episod
 
 
 def run_corpus(db: str | Path, labels: str | Path, n: int, seed: int, *, clean_share: float = 0.3,
-               instrumentations: tuple[Any, ...] = ()) -> dict[str, int]:
+               instrumentations: tuple[Any, ...] = (), heldout_forms: bool = False) -> dict[str, int]:
     """Run ``n`` episodes against the misbehaving server; write spans to ``db`` and labels to ``labels``.
 
     ``instrumentations``: other OTel instrumentors to install beside ours (each gets
@@ -120,7 +127,7 @@ def run_corpus(db: str | Path, labels: str | Path, n: int, seed: int, *, clean_s
     lines: list[dict[str, Any]] = []
     try:
         with MisbehavingServer() as server:
-            for spec in plan_episodes(n, seed, clean_share=clean_share):
+            for spec in plan_episodes(n, seed, clean_share=clean_share, heldout_forms=heldout_forms):
                 lines.append(_one(server, provider, spec, counts))
     finally:
         for inst in instrumentations:
@@ -173,8 +180,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--episodes", type=int, default=300)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--clean-share", type=float, default=0.3)
+    p.add_argument("--heldout-forms", action="store_true", help="only the forms kept out of rule development")
     a = p.parse_args(argv)
-    counts = run_corpus(a.db, a.labels, a.episodes, a.seed, clean_share=a.clean_share)
+    counts = run_corpus(a.db, a.labels, a.episodes, a.seed, clean_share=a.clean_share,
+                        heldout_forms=a.heldout_forms)
     print(json.dumps(counts), "(SIMULATED)")
 
 

@@ -187,7 +187,16 @@ class MisbehavingServer(ThreadingHTTPServer):
 
     def _failure(self, h: _Handler, request: dict[str, Any], body: dict[str, Any], form: str) -> None:
         from tests.support.misbehaving.forms import AWS_ALB_503, CLOUDFLARE_504, NGINX_502, openai_error
+        from tests.support.misbehaving.forms_heldout import heldout_llm_failure
 
+        held = heldout_llm_failure(form, request, body)
+        if held is not None:
+            status, obj, kind = held
+            if kind == "html":
+                h._send(status, str(obj).encode(), "text/html")
+            else:
+                h._json(status, obj)
+            return
         choice = body["choices"][0]
         msg = choice["message"]
         if form == "openai_500":
@@ -310,6 +319,9 @@ class MisbehavingServer(ThreadingHTTPServer):
         parts.append(b"data: [DONE]\n\n")
         if form in ("stream_stops", "stream_stops_after_tool_delta"):
             parts = parts[: max(2, (len(parts) - 2) * 2 // 5)]
+        elif form == "stream_error_event":  # a proxy reporting an upstream failure mid-stream
+            parts = parts[: max(2, (len(parts) - 2) // 2)] + [
+                b'data: {"error": {"message": "Internal server error", "type": "server_error"}}\n\n']
         h.send_response(200)
         h.send_header("content-type", "text/event-stream")
         h.send_header("connection", "close")
