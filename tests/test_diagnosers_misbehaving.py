@@ -99,3 +99,23 @@ def test_every_label_of_the_corpus_is_in_the_taxonomy(corpus: Any) -> None:
     db, labels, _ = corpus
     truths = resolve(load(db), read_labels(labels))
     assert sum(t is not None for t in truths.values()) >= 30
+
+
+def test_same_diagnoses_with_openinference_also_tracing(corpus: Any, tmp_path: Path) -> None:
+    """Item 5: another GenAI instrumentation tracing the same calls changes no rule diagnosis."""
+    from openinference.instrumentation.openai import OpenAIInstrumentor
+
+    from diagnosers.base import diagnose_episodes
+    from diagnosers.rules import RuleDiagnoser
+
+    plain, both = tmp_path / "plain.duckdb", tmp_path / "both.duckdb"
+    run_corpus(plain, tmp_path / "plain.jsonl", 20, seed=4)
+    run_corpus(both, tmp_path / "both.jsonl", 20, seed=4, instrumentations=(OpenAIInstrumentor(),))
+    assert (tmp_path / "plain.jsonl").read_text() == (tmp_path / "both.jsonl").read_text()
+
+    def verdicts(path: Path) -> dict[str | None, tuple[str, int | None]]:
+        return {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(RuleDiagnoser(), load(path))}
+
+    a, b = verdicts(plain), verdicts(both)
+    assert len(a) == 20 and a == b
+    assert sum(t != "none_found" for t, _ in a.values()) >= 8
