@@ -135,6 +135,21 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
     print()
     for line in fam:
         print(line)
+    # Item 5: the held-out split again with OpenInference's OpenAI instrumentation also tracing.
+    from openinference.instrumentation.openai import OpenAIInstrumentor
+
+    from diagnosers.base import diagnose_episodes
+
+    both = Path(out_dir) / f"misbehaving_{test_seed}_openinference.duckdb"
+    if not both.exists():
+        run_corpus(both, Path(out_dir) / f"misbehaving_{test_seed}_openinference.jsonl", n, test_seed,
+                   instrumentations=(OpenAIInstrumentor(),))
+    for m in (rule, model):
+        a = {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(m, splits["held-out"][0])}
+        b = {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(m, load(both))}
+        same = sum(1 for k in a if b.get(k) == a[k])
+        print(f"beside OpenInference (openinference-instrumentation-openai also tracing): {m.name} diagnoses "
+              f"identical on {same} of {len(a)} held-out episodes")
     if tmp is not None:
         tmp.cleanup()
 
