@@ -246,4 +246,5 @@ RESPONSE_BODY_ERROR = "agentchaos.response.body_error"  # an error object in a 2
 RESPONSE_CHOICE_COUNT = "agentchaos.response.choice_count"  # -1: no `choices` member at all
 RESPONSE_MESSAGE_NULL = "agentchaos.response.message_null"  # choices[0].message is null
 RESPONSE_ERROR_CODE = "agentchaos.response.error_code"  # provider error code/type of an error body
+RESPONSE_REFUSAL = "agentchaos.response.refusal"  # choices[0].message.refusal is set
 TOOL_RESULT_FAILURE = "agentchaos.tool.result_failure"  # rate_limit/timeout/connection/server/client

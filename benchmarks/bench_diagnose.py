@@ -106,7 +106,7 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
         splits[name] = (eps, resolve(eps, read_labels(labels)), db, labels)
     # Learned: the simulated catalog corpus (all families, trace ground truth) + the dev split.
     own = synthetic.make_corpus(6, 1) + synthetic.make_corpus(4, 2, heldout=True)
-    own += [ep for path in corpus_files for ep in load(path)]
+    # (the campaign files passed with --corpus / --heldout are scored, never trained on)
     dev_eps, dev_truths = splits["dev"][0], splits["dev"][1]
     from diagnosers.evaluate import ground_truth
 

@@ -150,9 +150,11 @@ def _stream_cut(o: Observation, v: EpisodeView) -> Finding | None:
 
 
 def _content_filter(o: Observation, v: EpisodeView) -> Finding | None:
-    """finish_reason content_filter: the provider withheld the reply."""
+    """finish_reason content_filter, or a refusal in place of content: the reply was withheld."""
     if "content_filter" in o.finish_reasons:
         return Finding("content_filter", "content", 0.95, f"{_where(o)}: finish_reason=content_filter")
+    if o.refusal:
+        return Finding("content_filter", "content", 0.85, f"{_where(o)}: the model refused (message.refusal)")
     return None
 
 
@@ -265,7 +267,9 @@ def _ungrounded_args(o: Observation, v: EpisodeView) -> Finding | None:
     # After a failed call agents improvise (another spelling, a guessed id): the failure explains it.
     after_failure = any(c.kind == "tool" and (c.result_is_error or c.status_error) for c in v.obs[:o.index])
     share = o.args_ungrounded / o.args_strings
-    conf = 0.25 if habitual or after_failure else (0.55 if share >= 0.5 else 0.4)
+    # Always below the abstention threshold: on our own corpus it blamed clean episodes that failed
+    # for other reasons; alone it never names a root cause.
+    conf = 0.25 if habitual or after_failure else (0.45 if share >= 0.5 else 0.4)
     return Finding("wrong_value", "tool_calls", conf,
                    f"{_where(o)}: {o.args_ungrounded} of {o.args_strings} string argument(s) mentioned "
                    "nowhere in the conversation", strong=False)
@@ -319,7 +323,7 @@ def _tool_transient(o: Observation, v: EpisodeView) -> Finding | None:
     et = o.error_type or ""
     if not (o.result_is_error or o.status_error):
         return None
-    meaning = o.result_failure
+    meaning = o.result_failure or o.exception_failure
     if "rate_limit" in m or meaning == "rate_limit":
         return Finding("rate_limit", "tool_result", 0.9, f"{_where(o)}: tool returned a rate-limit error")
     if "timeout" in m or meaning == "timeout" or et in TIMEOUT_ERRORS:
@@ -338,8 +342,8 @@ def _tool_empty(o: Observation, v: EpisodeView) -> Finding | None:
     if not o.result_empty:
         return None
     ref = v.tool_reference(o)
-    if o.result_null:  # no return value is normal for an action tool; odd only if it returned data before
-        strong = ref is not None and ref.nonempty_results > 0 and not ref.from_later
+    if o.result_null:  # no return value is normal for an action tool; odd only if it returns data elsewhere
+        strong = ref is not None and ref.nonempty_results > 0
     else:
         strong = ref is None or ref.nonempty_results > 0
     return Finding("empty", "tool_result", 0.8 if strong else 0.3,

@@ -365,7 +365,7 @@ def _status_of(obj: dict[str, Any]) -> int | None:
 
 # What a failure is about, read from its words and codes (several APIs' common English forms).
 _MEANINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("rate_limit", re.compile(r"rate[\s_-]?limit|ratelimit|too[\s_-]many[\s_-]requests|throttl|quota"
+    ("rate_limit", re.compile(r"rate[\s_-]?(limit|exceeded)|ratelimit|too[\s_-]many[\s_-]requests|throttl|quota"
                               r"|resource[\s_-]?exhausted|slow[\s_-]?down|retry[\s_-]?after|request limit"
                               r"|requests per (second|minute|hour|day)|\b429\b", re.I)),
     ("timeout", re.compile(r"time[sd]?[\s_-]?out|timeout|etimedout|deadline|did not (answer|respond)"
@@ -435,6 +435,21 @@ def reports_failure(obj: dict[str, Any]) -> bool:
     return _error_text(obj) is not None
 
 
+_MESSAGE_ONLY_KEYS = frozenset({"message", "detail", "msg", "documentation_url", "doc_url", "more_info", "help",
+                                "request_id", "requestId", "status", "code"})
+
+
+def message_only_failure(obj: dict[str, Any]) -> str:
+    """An object made only of a message (plus documentation links, ids, codes), whose words say
+    rate limit, timeout or connection: how several APIs (GitHub's among them) answer a refused
+    call. '' otherwise; a bare message about anything else is not taken for a failure."""
+    if not obj or len(obj) > 5 or not set(obj) <= _MESSAGE_ONLY_KEYS:
+        return ""
+    words = " ".join(str(obj[k]) for k in ("message", "detail", "msg") if isinstance(obj.get(k), str))
+    meaning = failure_meaning(words[:2000]) if words else ""
+    return meaning if meaning in ("rate_limit", "timeout", "connection") else ""
+
+
 def failure_text(obj: Any) -> str:
     """The words of an error object's error-like members, nested ones included (bounded)."""
     out: list[str] = []
@@ -483,6 +498,10 @@ def tool_result_signals(result: Any) -> dict[str, Any]:
             words = failure_text(parsed)
             markers = error_markers(err or "") or []
             meaning = failure_meaning(words, status if status is not None and status >= 400 else None)
+        elif message_only_failure(parsed):
+            is_error = True
+            meaning = message_only_failure(parsed)
+        if is_error:
             for m in ("rate_limit", "timeout"):
                 if meaning == m and m not in markers:
                     markers.append(m)
@@ -620,6 +639,9 @@ def body_signals(body: Any) -> dict[str, Any]:
         out.update(error_body_signals(body))
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         out[A.RESPONSE_MESSAGE_NULL] = choices[0].get("message", {}) is None and choices[0].get("delta") is None
+        msg = choices[0].get("message")
+        if isinstance(msg, dict) and isinstance(msg.get("refusal"), str) and msg["refusal"].strip():
+            out[A.RESPONSE_REFUSAL] = True
     return out
 
 
