@@ -57,6 +57,7 @@ def test_rules_meet_the_targets_on_the_misbehaving_corpus(corpus: Any) -> None:
     out = _scores(str(db), "--evaluate", "--truth", str(labels))
     rule = out["scores"][0]
     assert out["truth"] == str(labels) and rule["method"] == "rule" and rule["n"] >= 30
+    assert out["simulated"] is True
     assert rule["type_accuracy"]["value"] >= 0.9
     assert rule["step_accuracy"]["value"] >= 0.9
     assert rule["n_clean_success"] >= 10 and rule["false_blame_success"]["value"] <= 0.02

@@ -21,10 +21,12 @@ from typing import Any
 
 import httpx
 import openai
+from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from agentchaos_otel import attributes as A
 from agentchaos_otel.inject.tools import ToolFaultInjector
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
 from agentchaos_otel.trace.episode import episode
@@ -151,6 +153,7 @@ def _one(server: MisbehavingServer, provider: TracerProvider, spec: EpisodeSpec,
     server.plans[key] = eplan
     answer: str | None = None
     with episode(key, plan=None, seed=0, tracer_provider=provider) as ep:  # noqa: SIM117
+        trace.get_current_span().set_attribute(A.SIMULATED, True)  # readers caption it SIMULATED
         tools = ToolFaultInjector("none", tracer_provider=provider).wrap(_tools(tplan))
         with openai.OpenAI(base_url=server.base_url, api_key="sk-mb-test", max_retries=0,
                            timeout=httpx.Timeout(CLIENT_TIMEOUT_S), default_headers={"x-episode": key}) as client:
