@@ -19,7 +19,7 @@ from typing import Any
 
 from tests.support.misbehaving.world import parse_questions
 
-TIMEOUT_SLEEP_S = 0.8  # longer than the agent's client timeout
+TIMEOUT_SLEEP_S = 1.3  # longer than the agent's client timeout (corpus.CLIENT_TIMEOUT_S)
 
 
 @dataclass
