@@ -301,3 +301,16 @@ EVENT_GUARD_SUPPRESSED = "agentchaos.guard.suppressed"
 # which blinding removes before a diagnoser sees the episode.
 EPISODE_GUARDS = "agentchaos.guard.enabled"
 EPISODE_DOUBLE_APPLIED = "agentchaos.fault.double_applied"
+
+# Observable forms of failure that real providers, gateways and tools produce (issue: diagnosis
+# generality). Content-free: counts, flags and short codes only.
+REQUEST_RESPONSE_FORMAT = "agentchaos.request.response_format"  # text / json_object / json_schema
+REQUEST_ASKS_JSON = "agentchaos.request.asks_json"  # a system or user message asks for JSON
+RESPONSE_REPLACEMENT_CHARS = "agentchaos.response.replacement_chars"  # U+FFFD in reply text
+RESPONSE_JSON_EMBEDDED = "agentchaos.response.json_embedded"  # JSON inside a fence or prose
+RESPONSE_BODY_ERROR = "agentchaos.response.body_error"  # an error object in a 2xx body
+RESPONSE_CHOICE_COUNT = "agentchaos.response.choice_count"  # -1: no `choices` member at all
+RESPONSE_MESSAGE_NULL = "agentchaos.response.message_null"  # choices[0].message is null
+RESPONSE_ERROR_CODE = "agentchaos.response.error_code"  # provider error code/type of an error body
+RESPONSE_REFUSAL = "agentchaos.response.refusal"  # choices[0].message.refusal is set
+TOOL_RESULT_FAILURE = "agentchaos.tool.result_failure"  # rate_limit/timeout/connection/server/client

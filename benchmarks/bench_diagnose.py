@@ -1,6 +1,6 @@
 """Rule-based diagnosis throughput: 10,000 simulated episodes, printed as episodes per second.
 
-Episodes come from ``diagnosers.synthetic`` (SIMULATED): a pool of distinct episodes over every
+Episodes come from ``tests.support.synthetic`` (SIMULATED): a pool of distinct episodes over every
 configuration is generated once and cycled up to the requested count, because generating is
 slower than diagnosing and is not what is measured. Two figures are printed: diagnosis of
 in-memory episodes, and (``--store``) the full path of loading them from a DuckDB trace file.
@@ -14,6 +14,19 @@ on ``--heldout`` files (fault variants never used for training or rule writing):
 
     .venv/bin/python -m benchmarks.bench_diagnose --accuracy --corpus main_ref.duckdb main_bfcl.duckdb \
         --heldout heldout.duckdb [--model-out diagnoser.joblib]
+
+``--misbehaving`` scores every method on the misbehaving-provider corpus (``tests/support/
+misbehaving``: failures in real providers' and tools' documented formats, ``plan=None``, a generic
+openai-SDK agent, ground truth only in a label file) through the same path as
+``diagnose run FILE --evaluate --truth LABELS``: a development split (``--dev-seed``, the one the
+rules were fixed on), a held-out split (``--test-seed``, looked at once) with the same forms, and a
+split of forms written after the rules were fixed (``forms_heldout``, seed ``--test-seed`` + 100,
+never tuned on). The learned model is
+trained on the simulated catalog corpus (``tests.support.synthetic``, every LLM, HTTP, stream,
+connection and tool-result family) plus the development split, and tested on the held-out split:
+
+    .venv/bin/python -m benchmarks.bench_diagnose --misbehaving --episodes 300 --dev-seed 0 --test-seed 1 \
+        [--out-dir DIR] [--corpus main_ref.duckdb --heldout heldout.duckdb]
 """
 
 from __future__ import annotations
@@ -24,14 +37,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from diagnosers import synthetic
 from diagnosers.base import diagnose_episodes
 from diagnosers.baseline import TextOnlyDiagnoser
 from diagnosers.evaluate import Interval, Scores, evaluate, evaluation_set
 from diagnosers.learned import split_by_task, train
 from diagnosers.rules import RuleDiagnoser
-from diagnosers.spans import write_episodes
 from diagnosers.tracefile import load
+from diagnosers.truth import read_labels, resolve
+from tests.support import synthetic
+from tests.support.spans import write_episodes
 
 
 def corpus(n: int, pool: int, long: bool) -> list:
@@ -46,12 +60,98 @@ def _pct(i: Interval) -> str:
     return f"{100 * i.value:.1f} [{100 * i.low:.1f}, {100 * i.high:.1f}]"
 
 
+def _blame(i: Interval | None, n: int) -> str:
+    return "-" if i is None else f"{_pct(i)} of {n}"
+
+
 def _row(label: str, s: Scores) -> str:
     trunc = "-" if s.truncation_found is None else f"{100 * s.truncation_found:.0f}"
     weak = sorted(((v["accuracy"], t, v["n"]) for t, v in s.per_type.items() if v["accuracy"] < 0.9))
     weak_text = ", ".join(f"{t} {100 * a:.0f}% (n={n})" for a, t, n in weak) or "none below 90%"
     return (f"| {label} | {s.method} | {s.n} | {_pct(s.type_accuracy)} | {_pct(s.step_accuracy)} | "
-            f"{_pct(s.joint_accuracy)} | {trunc} | {weak_text} |")
+            f"{_pct(s.joint_accuracy)} | {_blame(s.false_blame_success, s.n_clean_success)} | "
+            f"{_blame(s.false_blame_untriggered, s.n_untriggered)} | {trunc} | {weak_text} |")
+
+
+HEADER = ("| set | method | n | type % [95% CI] | step % [95% CI] | joint % [95% CI] | false blame, clean "
+          "successful % | false blame, untriggered % | truncation found % | types below 90% |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
+
+
+def _families(label: str, s: Scores) -> str:
+    return f"{label}, {s.method}, per family (true target): " + "; ".join(
+        f"{t} {100 * v['type_accuracy']:.0f}% type / {100 * v['step_accuracy']:.0f}% step (n={int(v['n'])})"
+        for t, v in s.per_target.items())
+
+
+def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_boot: int, seed: int,
+                corpus_files: list[str], heldout_files: list[str]) -> None:
+    """Rule, learned and text-only diagnosis on both splits of the misbehaving-provider corpus."""
+    from tests.support.misbehaving.corpus import run_corpus
+
+    tmp = None
+    if out_dir is None:
+        tmp = tempfile.TemporaryDirectory()
+        out_dir = tmp.name
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    splits = {}
+    for name, sd, held_forms in (("dev", dev_seed, False), ("held-out", test_seed, False),
+                                 ("held-out forms", test_seed + 100, True)):
+        stem = f"misbehaving_{'heldout_forms_' if held_forms else ''}{sd}"
+        db, labels = Path(out_dir) / f"{stem}.duckdb", Path(out_dir) / f"{stem}.jsonl"
+        if not db.exists():
+            counts = run_corpus(db, labels, n, sd, heldout_forms=held_forms)
+            print(f"built {db} ({counts})")
+        eps = load(db)
+        splits[name] = (eps, resolve(eps, read_labels(labels)), db, labels)
+    # Learned: the simulated catalog corpus (all families, trace ground truth) + the dev split.
+    own = synthetic.make_corpus(6, 1) + synthetic.make_corpus(4, 2, heldout=True)
+    # (the campaign files passed with --corpus / --heldout are scored, never trained on)
+    dev_eps, dev_truths = splits["dev"][0], splits["dev"][1]
+    from diagnosers.evaluate import ground_truth
+
+    truths = {ep.trace_id: ground_truth(ep) for ep in own} | dict(dev_truths)
+    model, report = train(own + dev_eps, seed=seed, truths=truths)
+    print(f"SIMULATED. learned model: {report.episodes} episodes, {report.steps} steps, {report.faulted_steps} "
+          f"faulted, {len(report.classes)} classes ({', '.join(report.classes)})")
+    print(HEADER)
+    rule, text = RuleDiagnoser(), TextOnlyDiagnoser()
+    fam: list[str] = []
+    for name, (eps, tr, db, labels) in splits.items():
+        methods = [rule, text] + ([model] if name != "dev" else [])
+        scores, _ = evaluate(eps, methods, n_boot=n_boot, seed=seed, truths=tr)
+        for sc in scores:
+            print(_row(f"misbehaving {name} ({db.stem}, --truth)", sc))
+            fam.append(_families(f"misbehaving {name}", sc))
+        print(f"(rule and text rows above: diagnose run {db} --evaluate --truth {labels})")
+    held = [ep for path in heldout_files for ep in load(path)]
+    for label, eps in (("own catalog corpus", [ep for path in corpus_files for ep in load(path)]),
+                       ("own held-out variants", held)):
+        if eps:
+            scores, _ = evaluate(eps, [rule, text, model], n_boot=n_boot, seed=seed)
+            for sc in scores:
+                print(_row(label, sc))
+                fam.append(_families(label, sc))
+    print()
+    for line in fam:
+        print(line)
+    # Item 5: the held-out split again with OpenInference's OpenAI instrumentation also tracing.
+    from openinference.instrumentation.openai import OpenAIInstrumentor
+
+    from diagnosers.base import diagnose_episodes
+
+    both = Path(out_dir) / f"misbehaving_{test_seed}_openinference.duckdb"
+    if not both.exists():
+        run_corpus(both, Path(out_dir) / f"misbehaving_{test_seed}_openinference.jsonl", n, test_seed,
+                   instrumentations=(OpenAIInstrumentor(),))
+    for m in (rule, model):
+        a = {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(m, splits["held-out"][0])}
+        b = {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(m, load(both))}
+        same = sum(1 for k in a if b.get(k) == a[k])
+        print(f"beside OpenInference (openinference-instrumentation-openai also tracing): {m.name} diagnoses "
+              f"identical on {same} of {len(a)} held-out episodes")
+    if tmp is not None:
+        tmp.cleanup()
 
 
 def accuracy(corpus: list[str], heldout: list[str], test_fraction: float, seed: int, n_boot: int,
@@ -66,9 +166,7 @@ def accuracy(corpus: list[str], heldout: list[str], test_fraction: float, seed: 
           f"and fault-triggered; learned model trained on {len(train_eps)} episodes of "
           f"{len({e.task_id for e in train_eps})} tasks ({report.steps} steps, {report.faulted_steps} "
           f"faulted); test: {len(test_eps)} episodes of {len({e.task_id for e in test_eps})} other tasks")
-    print("| set | method | n | type % [95% CI] | step % [95% CI] | joint % [95% CI] | truncation found % "
-          "| types below 90% |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(HEADER)
     rule = RuleDiagnoser()
     sets = [("test tasks", test_eps, [rule, model]), ("whole corpus", eps, [rule])]
     if heldout:
@@ -98,7 +196,15 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="--accuracy: split, model and bootstrap seed")
     ap.add_argument("--bootstrap", type=int, default=2000, help="--accuracy: bootstrap resamples")
     ap.add_argument("--model-out", default=None, help="--accuracy: save the trained model here")
+    ap.add_argument("--misbehaving", action="store_true", help="score on the misbehaving-provider corpus")
+    ap.add_argument("--dev-seed", type=int, default=0, help="--misbehaving: development split seed")
+    ap.add_argument("--test-seed", type=int, default=1, help="--misbehaving: held-out split seed")
+    ap.add_argument("--out-dir", default=None, help="--misbehaving: keep the corpus files here")
     args = ap.parse_args()
+    if args.misbehaving:
+        misbehaving(args.episodes if args.episodes != 10_000 else 300, args.dev_seed, args.test_seed,
+                    args.out_dir, args.bootstrap, args.seed, args.corpus, args.heldout)
+        return
     if args.accuracy:
         if not args.corpus:
             ap.error("--accuracy needs --corpus FILE [FILE ...]")

@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 from agentchaos_otel import attributes as A
 from agentchaos_otel.cli.errors import entry, fail, typer_app, usage
 from agentchaos_otel.store.model import EpisodeTrace
-from diagnosers.base import Diagnoser, diagnose_episodes
+from diagnosers.base import CONFIDENCE_MIN, Diagnoser, diagnose_episodes
 from diagnosers.baseline import TextOnlyDiagnoser
 from diagnosers.evaluate import evaluate, evaluation_set
 from diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, train
@@ -28,6 +28,7 @@ from diagnosers.llm import LLMDiagnoser
 from diagnosers.render import diagnoses_json, diagnoses_table, print_scores, scores_json
 from diagnosers.rules import RuleDiagnoser
 from diagnosers.tracefile import DiagnoseError, load, write_diagnoses
+from diagnosers.truth import read_labels, resolve
 
 METHODS = ("rule", "llm", "learned", "text")
 
@@ -75,6 +76,12 @@ def run(
     method: Annotated[str, typer.Option("--method", "-m", help="rule | llm | learned | text")] = "rule",
     json_out: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
     do_evaluate: Annotated[bool, typer.Option("--evaluate", help="score against ground truth")] = False,
+    truth: Annotated[Path | None, typer.Option("--truth", help="with --evaluate: your labels (JSONL or CSV "
+                                               "keyed by task_id or trace_id; fault_type; step or span_id)")]
+    = None,
+    min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0,
+                                                  help="below this confidence the answer is none_found")]
+    = CONFIDENCE_MIN,
     task: Annotated[list[str] | None, typer.Option("--task", help="only these task ids")] = None,
     condition: Annotated[list[str] | None, typer.Option("--condition", help="only these conditions")] = None,
     trace_id: Annotated[list[str] | None, typer.Option("--trace", help="only these trace ids")] = None,
@@ -102,18 +109,25 @@ def run(
         diagnoser, llm = _build(method, file=file, model_file=model_file, base_url=base_url, model=model,
                                 api_key_env=api_key_env, concurrency=concurrency, token_budget=token_budget)
         simulated = _simulated(episodes)
+        if truth is not None and not do_evaluate:
+            usage("--truth is used with --evaluate")
         if do_evaluate:
             methods: list[Diagnoser] = [diagnoser]
             if method != "text":
                 methods.append(TextOnlyDiagnoser())
-            scores, _ = evaluate(episodes, methods, n_boot=bootstrap, seed=seed)
-            extra: dict[str, Any] = {"file": str(file), "episodes": len(episodes),
-                                     "evaluated": len(evaluation_set(episodes)), "simulated": simulated}
+            truths = resolve(episodes, read_labels(truth), source=str(truth)) if truth is not None else None
+            scores, _ = evaluate(episodes, methods, n_boot=bootstrap, seed=seed, truths=truths,
+                                 min_confidence=min_confidence)
+            n_eval = (len(evaluation_set(episodes)) if truths is None else
+                      sum(1 for ep in episodes if ep.success is False and truths.get(ep.trace_id) is not None))
+            extra: dict[str, Any] = {"file": str(file), "episodes": len(episodes), "evaluated": n_eval,
+                                     "truth": str(truth) if truth else "trace", "simulated": simulated}
             if json_out:
                 typer.echo(scores_json(scores, extra))
             elif not extra["evaluated"]:
                 console.print(f"nothing to score: none of the {len(episodes)} episode(s) failed after a "
-                              "fault that changed what the agent saw (ground truth: agentchaos.fault.*)")
+                              "fault that changed what the agent saw (ground truth: "
+                              f"{truth if truth else 'agentchaos.fault.*'})")
             else:
                 console.print(f"{extra['evaluated']} failed, fault-triggered episodes of {len(episodes)}")
                 print_scores(console, scores, simulated=simulated)
@@ -122,7 +136,7 @@ def run(
             return
         # Unknown outcomes (traces from other instrumentations carry none) are diagnosed too.
         chosen = episodes if include_success else [ep for ep in episodes if ep.success is not True]
-        diagnoses = diagnose_episodes(diagnoser, chosen)
+        diagnoses = diagnose_episodes(diagnoser, chosen, min_confidence=min_confidence)
         if write and diagnoses:
             write_diagnoses(file, diagnoses)
         shown = diagnoses[:limit] if limit else diagnoses
@@ -148,22 +162,27 @@ def train_cmd(
     seed: Annotated[int, typer.Option("--seed", help="split and model seed")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="print the test scores as JSON")] = False,
     bootstrap: Annotated[int, typer.Option("--bootstrap", min=0)] = 2000,
+    truth: Annotated[Path | None, typer.Option("--truth", help="labels to learn from instead of the trace's "
+                                               "ground truth (JSONL or CSV, as for run --truth)")] = None,
 ) -> None:
     """Train the learned diagnoser on one side of a task-id split and score it on the other."""
     console = Console(soft_wrap=False, width=200 if not sys.stdout.isatty() else None)
     try:
         episodes = load(file)
+        truths = resolve(episodes, read_labels(truth), source=str(truth)) if truth is not None else None
         train_eps, test_eps = split_by_task(episodes, test_fraction, seed)
-        if not any(ep.triggered for ep in train_eps):
+        labelled = (any(ep.triggered for ep in train_eps) if truths is None
+                    else any(truths.get(ep.trace_id) is not None for ep in train_eps))
+        if not labelled:
             fail(f"{file}: no fault-injected episodes to learn from")
         try:
-            model, report = train(train_eps, seed=seed)
+            model, report = train(train_eps, seed=seed, truths=truths)
         except ValueError as exc:
             fail(f"{file}: {exc}")
             return
         model.save(out, trained_on=str(file), episodes=report.episodes, test_fraction=test_fraction,
                    seed=seed)
-        scores, _ = evaluate(test_eps, [model, RuleDiagnoser()], n_boot=bootstrap, seed=seed)
+        scores, _ = evaluate(test_eps, [model, RuleDiagnoser()], n_boot=bootstrap, seed=seed, truths=truths)
         extra = {"model": str(out), "train_episodes": len(train_eps), "test_episodes": len(test_eps),
                  "train_steps": report.steps, "faulted_steps": report.faulted_steps,
                  "classes": report.classes,

@@ -19,11 +19,12 @@ from diagnosers.observe import (
     odd_style_keys,
 )
 
-FEATURE_VERSION = 4
+FEATURE_VERSION = 5
 MARKERS = ("html_page", "http_status", "provider_json", "rate_limit", "timeout", "unavailable", "filtered",
            "bracket_tag", "error_word")
 ARG_PROBLEMS = ("unknown_key", "missing_required", "wrong_type", "enum", "empty_value", "invalid_json",
-                "unknown_tool")
+                "unknown_tool", "cut")
+FAILURES = ("rate_limit", "timeout", "connection", "client", "server")
 
 FEATURE_NAMES: tuple[str, ...] = (
     "is_llm", "is_tool", "rel_pos", "index", "dur_ratio", "dur_excess_s",
@@ -44,6 +45,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     "echo_mismatch", "prior_errors",
     "args_ungrounded", "args_ungrounded_share", "episode_ungrounded_steps", "ungrounded_after_failure",
     "result_null", "abbrev_keys", "tool_first_call", "content_blank",
+    "replacement_chars", "json_embedded", "asked_json_format", "asks_json", "body_error", "no_choices",
+    "message_null", "error_code_filter", "at_max_tokens", "http_2xx_then_exc",
+    *(f"result_failure_{x}" for x in FAILURES), "exc_connection_tool",
 )
 
 
@@ -129,6 +133,15 @@ def step_features(view: EpisodeView, o: Observation, prior_errors: int) -> list[
           _b(after_failure), _b(o.result_null),
           float(sum(1 for k in o.result_keys or () if abbreviated_words(k))) if not llm else 0.0,
           _b(ref is None or ref.from_later) if not llm else 0.0, _b(o.content_blank)]
+    code = (o.error_code or "").lower()
+    f += [float(min(o.replacement_chars, 20)), _b(o.json_embedded),
+          _b(o.response_format in ("json_object", "json_schema")), _b(o.asks_json), _b(o.body_error),
+          _b(o.choice_count is not None and o.choice_count <= 0), _b(o.message_null),
+          _b("content_filter" in code or "content_policy" in code),
+          _b(bool(o.max_tokens) and o.output_tokens is not None and o.output_tokens >= (o.max_tokens or 0)),
+          _b(llm and o.http_status is not None and o.http_status < 400 and bool(et)),
+          *(_b(o.result_failure == x) for x in FAILURES),
+          _b(not llm and et in CONNECTION_ERRORS)]
     return f
 
 

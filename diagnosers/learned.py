@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ import numpy as np
 import sklearn
 from sklearn.ensemble import RandomForestClassifier
 
-from agentchaos_otel.store.model import EpisodeTrace
+from agentchaos_otel.store.model import EpisodeTrace, FaultLabel
 from diagnosers.base import Diagnosis, none_found
 from diagnosers.features import FEATURE_NAMES, FEATURE_VERSION, episode_features
 from diagnosers.observe import EpisodeView
@@ -35,9 +35,15 @@ class ModelFileError(ValueError):
     """A model file that cannot be used; the message is one readable line."""
 
 
-def step_labels(episode: EpisodeTrace) -> list[str]:
-    """Per-step training labels from an unblinded episode's changed faults."""
-    by_step = {f.step: class_label(f.fault_type, f.target) for f in episode.faults()}
+def step_labels(episode: EpisodeTrace, truth: FaultLabel | None | bool = False) -> list[str]:
+    """Per-step training labels from an unblinded episode's changed faults, or from the one
+    labelled root cause ``truth`` of a label file (None: a labelled clean episode)."""
+    if truth is False:
+        by_step = {f.step: class_label(f.fault_type, f.target) for f in episode.faults()}
+    elif isinstance(truth, FaultLabel):
+        by_step = {truth.step: class_label(truth.fault_type, truth.target)}
+    else:
+        by_step = {}
     return [by_step.get(s.step, NONE_LABEL) for s in episode.steps]
 
 
@@ -60,13 +66,16 @@ class TrainReport:
     classes: list[str]
 
 
-def train(episodes: Sequence[EpisodeTrace], *, seed: int = 0,
-          n_estimators: int = 150) -> tuple[LearnedDiagnoser, TrainReport]:
-    """Fit on unblinded labelled episodes (labels from ground truth, features from the blind view)."""
+def train(episodes: Sequence[EpisodeTrace], *, seed: int = 0, n_estimators: int = 150,
+          truths: Mapping[str, FaultLabel | None] | None = None) -> tuple[LearnedDiagnoser, TrainReport]:
+    """Fit on unblinded labelled episodes (labels from ground truth, features from the blind view).
+    With ``truths`` (a label file's), only the episodes it names are used, labelled by it."""
     X: list[list[float]] = []
     y: list[str] = []
     for ep in episodes:
-        labels = step_labels(ep)
+        if truths is not None and ep.trace_id not in truths:
+            continue
+        labels = step_labels(ep) if truths is None else step_labels(ep, truths[ep.trace_id])
         X += episode_features(EpisodeView(ep.blind()))
         y += labels
     if not X:

@@ -68,6 +68,16 @@ class Observation:
     request_digest: str | None = None
     output_tokens: int | None = None
     stream: bool = False
+    replacement_chars: int = 0
+    json_embedded: bool = False
+    response_format: str | None = None
+    asks_json: bool = False
+    body_error: bool = False
+    choice_count: int | None = None
+    message_null: bool = False
+    refusal: bool = False
+    error_code: str | None = None
+    max_tokens: int | None = None
     stream_done: bool | None = None
     max_chunk_gap_ms: float | None = None
     # Tool result
@@ -77,6 +87,8 @@ class Observation:
     result_json_like: bool = False
     result_empty: bool = False
     result_is_error: bool = False
+    result_failure: str = ""
+    exception_failure: str = ""  # what a raised exception's message is about (rate_limit, timeout, ...)
     result_markers: tuple[str, ...] = ()
     result_keys: tuple[str, ...] | None = None
     result_shape: str | None = None
@@ -218,6 +230,18 @@ def _derive_tool(attrs: dict[str, Any]) -> dict[str, Any]:
     return derived
 
 
+def _exception_meaning(s: StepRecord) -> str:
+    """What the exception recorded on a failed step says it was about (its message's words)."""
+    if s.status_code != "ERROR":
+        return ""
+    for e in s.events:
+        if e.get("name") == "exception":
+            attrs = e.get("attributes") or {}
+            text = f"{attrs.get('exception.type', '')}: {attrs.get('exception.message', '')}"
+            return signals.failure_meaning(text[:2000])
+    return ""
+
+
 def observe_step(s: StepRecord, index: int) -> Observation:
     attrs = s.attributes
     base = dict(index=index, step=s.step, span_id=s.span_id, kind=s.kind, name=s.name,
@@ -234,6 +258,8 @@ def observe_step(s: StepRecord, index: int) -> Observation:
             result_json_like=bool(a.get(A.TOOL_RESULT_JSON_LIKE, False)),
             result_empty=bool(a.get(A.TOOL_RESULT_EMPTY, False)),
             result_is_error=bool(a.get(A.TOOL_RESULT_IS_ERROR, False)),
+            result_failure=str(a.get(A.TOOL_RESULT_FAILURE) or ""),
+            exception_failure=_exception_meaning(s),
             result_markers=(_strs(a.get(A.TOOL_RESULT_ERROR_MARKERS))
                             or _strs(a.get(A.TOOL_RESULT_ERROR_MARKER))),
             result_keys=_strs(keys) if keys is not None else None,
@@ -273,6 +299,16 @@ def observe_step(s: StepRecord, index: int) -> Observation:
         request_digest=a.get(A.REQUEST_DIGEST),
         output_tokens=out_tokens,
         stream=bool(a.get(A.GEN_AI_REQUEST_STREAM, False)),
+        replacement_chars=_int(a.get(A.RESPONSE_REPLACEMENT_CHARS)) or 0,
+        json_embedded=bool(a.get(A.RESPONSE_JSON_EMBEDDED, False)),
+        response_format=a.get(A.REQUEST_RESPONSE_FORMAT) if isinstance(a.get(A.REQUEST_RESPONSE_FORMAT), str) else None,
+        asks_json=bool(a.get(A.REQUEST_ASKS_JSON, False)),
+        body_error=bool(a.get(A.RESPONSE_BODY_ERROR, False)),
+        choice_count=_int(a.get(A.RESPONSE_CHOICE_COUNT)),
+        message_null=bool(a.get(A.RESPONSE_MESSAGE_NULL, False)),
+        refusal=bool(a.get(A.RESPONSE_REFUSAL, False)),
+        error_code=str(a[A.RESPONSE_ERROR_CODE]) if a.get(A.RESPONSE_ERROR_CODE) is not None else None,
+        max_tokens=_int(a.get(A.GEN_AI_REQUEST_MAX_TOKENS)),
         stream_done=done if isinstance(done, bool) else None,
         max_chunk_gap_ms=_float(gap) if isinstance(gap, int | float) else None,
     )

@@ -47,16 +47,43 @@ def scores_table(scores: Sequence[Scores], *, simulated: bool = False) -> Table:
         caption.insert(0, SIMULATED_CAPTION)
     table = Table(title="Diagnosis accuracy on failed, fault-triggered episodes (95% bootstrap intervals)",
                   caption="\n".join(caption))
-    for col in ("method", "n", "type acc.", "step acc.", "joint acc.", "truncation found",
-                "published type / step", "published truncation"):
+    for col in ("method", "n", "type acc.", "step acc.", "joint acc.", "false blame: clean successful",
+                "false blame: untriggered", "truncation found", "published type / step", "published truncation"):
         table.add_column(col)
     for s in scores:
         pub = PUBLISHED.get(s.method)
         table.add_row(s.method, str(s.n), _pct(s.type_accuracy), _pct(s.step_accuracy),
-                      _pct(s.joint_accuracy),
+                      _pct(s.joint_accuracy), _blame(s.false_blame_success, s.n_clean_success),
+                      _blame(s.false_blame_untriggered, s.n_untriggered),
                       "-" if s.truncation_found is None else f"{s.truncation_found:.1%}",
                       f"{pub.type_accuracy:.2f}% / {pub.step_accuracy:.2f}% (n={pub.n})" if pub else "-",
                       f"{TRUNCATION_FOUND}%" if pub else "-")
+    return table
+
+
+def _blame(i: Interval | None, n: int) -> str:
+    return "-" if i is None else f"{_pct(i)} of {n}"
+
+
+def reliability_table(s: Scores) -> Table:
+    """The reliability diagram as a table: confidence bins of the raw verdicts vs accuracy."""
+    table = Table(title=f"{s.method}: reliability (raw verdicts by confidence; "
+                        f"below {s.min_confidence:.2f} the answer is none_found)")
+    for col in ("confidence", "n", "type acc.", "joint acc.", "bar (type acc.)"):
+        table.add_column(col, justify="right" if col != "bar (type acc.)" else "left")
+    for b in s.reliability:
+        acc = float(b["type_accuracy"])
+        table.add_row(f"[{b['low']:.1f}, {b['high']:.1f})", str(int(b["n"])), f"{acc:.0%}",
+                      f"{float(b['joint_accuracy']):.0%}", "#" * round(acc * 20))
+    return table
+
+
+def per_target_table(s: Scores) -> Table:
+    table = Table(title=f"{s.method}: accuracy per family (true target)")
+    for col in ("target", "n", "type acc.", "step acc."):
+        table.add_column(col)
+    for t, info in s.per_target.items():
+        table.add_row(t, str(int(info["n"])), f"{info['type_accuracy']:.0%}", f"{info['step_accuracy']:.0%}")
     return table
 
 
@@ -81,6 +108,10 @@ def print_scores(console: Console, scores: Sequence[Scores], *, simulated: bool,
     if details:
         for s in scores:
             console.print(per_type_table(s))
+            if s.per_target:
+                console.print(per_target_table(s))
+            if s.reliability:
+                console.print(reliability_table(s))
 
 
 def scores_json(scores: Sequence[Scores], extra: dict[str, Any] | None = None) -> str:

@@ -97,20 +97,44 @@ def text_error_type(markers: tuple[str, ...] | list[str], is_json: bool) -> str 
 # --- LLM step rules ---------------------------------------------------------------------------
 
 def _transport(o: Observation, v: EpisodeView) -> Finding | None:
-    """The call failed at the HTTP layer: an error status or an exception reached the client."""
-    if not (o.http_status is not None and o.http_status >= 400) and not (o.status_error and o.error_type):
+    """The call failed at the HTTP layer: an error status or an exception reached the client.
+    A socket reset or a body shorter than announced is ``connection`` whatever status line came
+    first; HTTP 429 is ``rate_limit``; a provider's content-filter refusal (Azure's HTTP 400 with
+    code ``content_filter``) is ``content_filter``; any other error status is ``http_error``."""
+    failed_status = o.http_status is not None and o.http_status >= 400
+    if not failed_status and not (o.status_error and o.error_type):
         return None
     et = o.error_type or ""
-    if o.http_status == 429 or "rate_limit" in o.markers:
-        return Finding("rate_limit", "http", 0.95, f"{_where(o)}: HTTP {o.http_status or 429} rate limited")
-    if o.http_status is None and et in TIMEOUT_ERRORS:
+    if not failed_status and et in TIMEOUT_ERRORS:
         return Finding("timeout", "http", 0.9, f"{_where(o)}: {et} raised, no response")
-    if o.http_status is None and et in CONNECTION_ERRORS:
-        return Finding("connection", "http", 0.9, f"{_where(o)}: {et} raised, connection failed")
-    if o.http_status is not None:
-        return Finding("http_error", "http", 0.9, f"{_where(o)}: HTTP {o.http_status} error response")
+    if not failed_status and et in CONNECTION_ERRORS:
+        return Finding("connection", "http", 0.9, f"{_where(o)}: {et} raised, connection failed"
+                       + (f" after HTTP {o.http_status}" if o.http_status else ""))
+    if o.http_status == 429 or (failed_status and "rate_limit" in o.markers):
+        return Finding("rate_limit", "http", 0.95, f"{_where(o)}: HTTP {o.http_status or 429} rate limited")
+    code = (o.error_code or "").lower()
+    if failed_status and ("content_filter" in code or "content_policy" in code or "filtered" in o.markers):
+        return Finding("content_filter", "http", 0.85, f"{_where(o)}: HTTP {o.http_status} refusal by the "
+                       f"provider's content filter ({o.error_code or 'filtered'})")
+    if failed_status:
+        return Finding("http_error", "http", 0.9, f"{_where(o)}: HTTP {o.http_status} error response"
+                       + (f" ({o.error_code})" if o.error_code else ""))
     if o.content_length in (None, 0) and not o.tool_call_count:
         return Finding("error", "http", 0.5, f"{_where(o)}: call failed with {et}", strong=False)
+    return None
+
+
+def _no_answer(o: Observation, v: EpisodeView) -> Finding | None:
+    """A 2xx body without a usable answer: an error object where the completion belongs (some
+    gateways answer 200 with ``{"error": ...}``), no ``choices`` or an empty list, a null message."""
+    if o.body_error:
+        return Finding("error", "content", 0.85, f"{_where(o)}: HTTP {o.http_status or 200} body is an error "
+                       f"object ({o.error_code or 'no code'}), no completion")
+    if o.choice_count is not None and o.choice_count <= 0:
+        what = "no `choices`" if o.choice_count < 0 else "empty `choices`"
+        return Finding("empty", _text_target(o), 0.85, f"{_where(o)}: response with {what}")
+    if o.message_null:
+        return Finding("empty", _text_target(o), 0.85, f"{_where(o)}: choices[0].message is null")
     return None
 
 
@@ -126,9 +150,11 @@ def _stream_cut(o: Observation, v: EpisodeView) -> Finding | None:
 
 
 def _content_filter(o: Observation, v: EpisodeView) -> Finding | None:
-    """finish_reason content_filter: the provider withheld the reply."""
+    """finish_reason content_filter, or a refusal in place of content: the reply was withheld."""
     if "content_filter" in o.finish_reasons:
         return Finding("content_filter", "content", 0.95, f"{_where(o)}: finish_reason=content_filter")
+    if o.refusal:
+        return Finding("content_filter", "content", 0.85, f"{_where(o)}: the model refused (message.refusal)")
     return None
 
 
@@ -164,15 +190,38 @@ def _empty(o: Observation, v: EpisodeView) -> Finding | None:
 
 
 def _length(o: Observation, v: EpisodeView) -> Finding | None:
-    """finish_reason length: the reply was cut at a token limit."""
+    """finish_reason length, or output tokens reaching the request's max_tokens whatever the
+    finish_reason says (some servers report ``stop``): the reply was cut at a token limit."""
+    target = "tool_calls" if o.tool_call_count else _text_target(o)
     if "length" in o.finish_reasons or "max_tokens" in o.finish_reasons:
-        return Finding("truncate", _text_target(o), 0.9,
+        return Finding("truncate", target, 0.9,
                        f"{_where(o)}: finish_reason=length, reply cut at {o.content_length} chars")
+    if o.max_tokens and o.output_tokens is not None and o.output_tokens >= o.max_tokens:
+        return Finding("truncate", target, 0.8, f"{_where(o)}: {o.output_tokens} output tokens = max_tokens "
+                       f"{o.max_tokens} (finish_reason {', '.join(o.finish_reasons) or 'none'})")
+    return None
+
+
+def _format(o: Observation, v: EpisodeView) -> Finding | None:
+    """A reply not in the format the request asked for: ``response_format`` JSON (or a prompt
+    asking for JSON) answered with JSON wrapped in a markdown fence or in prose, or with no JSON."""
+    if o.tool_call_count or not o.content_length or o.content_is_json or o.content_blank:
+        return None
+    if o.response_format in ("json_object", "json_schema"):
+        how = "JSON inside a fence or prose" if o.json_embedded else "text that is not JSON"
+        return Finding("schema", _text_target(o), 0.8, f"{_where(o)}: response_format {o.response_format} "
+                       f"answered with {how}")
+    if o.asks_json and o.json_embedded:
+        return Finding("schema", _text_target(o), 0.55, f"{_where(o)}: the prompt asks for JSON; the reply "
+                       "wraps it in a fence or prose")
     return None
 
 
 def _corrupt_text(o: Observation, v: EpisodeView) -> Finding | None:
     """Mojibake or a high share of symbol/control characters in the reply text."""
+    if o.replacement_chars:
+        return Finding("corrupt", _text_target(o), 0.8, f"{_where(o)}: {o.replacement_chars} replacement "
+                       "character(s) U+FFFD in reply")
     if o.mojibake > MOJIBAKE_MIN:
         return Finding("corrupt", _text_target(o), 0.85, f"{_where(o)}: mojibake in reply ({o.mojibake:.3f})")
     if o.unicode_anomaly >= CONTENT_ANOMALY_MIN:
@@ -185,6 +234,9 @@ def _args(o: Observation, v: EpisodeView) -> Finding | None:
     """Tool-call arguments that are invalid JSON, garbled, empty, or not matching the declared schema."""
     if not o.tool_call_count:
         return None
+    if o.args_valid is False and o.args_problem == "cut":
+        return Finding("truncate", "tool_calls", 0.85, f"{_where(o)}: tool arguments end part-way (open "
+                       "string or brackets)")
     if o.args_valid is False:
         return Finding("schema", "tool_calls", 0.75, f"{_where(o)}: tool arguments are not valid JSON")
     if o.args_anomaly >= ARGS_ANOMALY_MIN:
@@ -215,7 +267,9 @@ def _ungrounded_args(o: Observation, v: EpisodeView) -> Finding | None:
     # After a failed call agents improvise (another spelling, a guessed id): the failure explains it.
     after_failure = any(c.kind == "tool" and (c.result_is_error or c.status_error) for c in v.obs[:o.index])
     share = o.args_ungrounded / o.args_strings
-    conf = 0.25 if habitual or after_failure else (0.55 if share >= 0.5 else 0.4)
+    # Always below the abstention threshold: on our own corpus it blamed clean episodes that failed
+    # for other reasons; alone it never names a root cause.
+    conf = 0.25 if habitual or after_failure else (0.45 if share >= 0.5 else 0.4)
     return Finding("wrong_value", "tool_calls", conf,
                    f"{_where(o)}: {o.args_ungrounded} of {o.args_strings} string argument(s) mentioned "
                    "nowhere in the conversation", strong=False)
@@ -262,14 +316,24 @@ def _empty_args_weak(o: Observation, v: EpisodeView) -> Finding | None:
 # --- Tool step rules --------------------------------------------------------------------------
 
 def _tool_transient(o: Observation, v: EpisodeView) -> Finding | None:
-    """The tool answered with a rate-limit or timeout error (object, status 429, or exception)."""
+    """The tool answered with a rate-limit, timeout or connection failure: by its words, codes
+    and statuses in any common shape (error objects, problem+json, GraphQL errors, ok/success
+    flags, plain text), or by the exception it raised."""
     m = set(o.result_markers)
     et = o.error_type or ""
-    if o.result_is_error or o.status_error:
-        if "rate_limit" in m:
-            return Finding("rate_limit", "tool_result", 0.9, f"{_where(o)}: tool returned a rate-limit error")
-        if "timeout" in m or et in TIMEOUT_ERRORS:
-            return Finding("timeout", "tool_result", 0.9, f"{_where(o)}: tool returned a timeout error")
+    if not (o.result_is_error or o.status_error):
+        return None
+    meaning = o.result_failure or o.exception_failure
+    if "rate_limit" in m or meaning == "rate_limit":
+        return Finding("rate_limit", "tool_result", 0.9, f"{_where(o)}: tool returned a rate-limit error")
+    if "timeout" in m or meaning == "timeout" or et in TIMEOUT_ERRORS:
+        return Finding("timeout", "tool_result", 0.9, f"{_where(o)}: tool returned a timeout error"
+                       + (f" ({et})" if et else ""))
+    if meaning == "connection" or (o.status_error and et in CONNECTION_ERRORS):
+        return Finding("connection", "tool_result", 0.85, f"{_where(o)}: tool call lost its connection"
+                       + (f" ({et})" if et else ""))
+    if meaning == "server":
+        return Finding("error", "tool_result", 0.7, f"{_where(o)}: tool reported a server-side failure")
     return None
 
 
@@ -278,8 +342,8 @@ def _tool_empty(o: Observation, v: EpisodeView) -> Finding | None:
     if not o.result_empty:
         return None
     ref = v.tool_reference(o)
-    if o.result_null:  # no return value is normal for an action tool; odd only if it returned data before
-        strong = ref is not None and ref.nonempty_results > 0 and not ref.from_later
+    if o.result_null:  # no return value is normal for an action tool; odd only if it returns data elsewhere
+        strong = ref is not None and ref.nonempty_results > 0
     else:
         strong = ref is None or ref.nonempty_results > 0
     return Finding("empty", "tool_result", 0.8 if strong else 0.3,
@@ -425,6 +489,7 @@ def _tool_rejected(o: Observation, v: EpisodeView) -> Finding | None:
 
 RULES: tuple[Rule, ...] = (
     Rule("transport_error", "llm", _transport.__doc__ or "", _transport),
+    Rule("no_answer_in_body", "llm", _no_answer.__doc__ or "", _no_answer),
     Rule("stream_cut", "llm", _stream_cut.__doc__ or "", _stream_cut),
     Rule("finish_content_filter", "llm", _content_filter.__doc__ or "", _content_filter),
     Rule("error_text", "llm", _error_text.__doc__ or "", _error_text),
@@ -432,12 +497,13 @@ RULES: tuple[Rule, ...] = (
     Rule("empty_reply", "llm", _empty.__doc__ or "", _empty),
     Rule("finish_length", "llm", _length.__doc__ or "", _length),
     Rule("corrupt_text", "llm", _corrupt_text.__doc__ or "", _corrupt_text),
+    Rule("answer_format", "llm", _format.__doc__ or "", _format),
     Rule("tool_arguments", "llm", _args.__doc__ or "", _args),
     Rule("ungrounded_arguments", "llm", _ungrounded_args.__doc__ or "", _ungrounded_args),
     Rule("replayed_response", "llm", _replayed.__doc__ or "", _replayed),
     Rule("latency_outlier", "llm", _latency.__doc__ or "", _latency),
     Rule("empty_arguments", "llm", _empty_args_weak.__doc__ or "", _empty_args_weak),
-    Rule("tool_transient_error", "tool", _tool_transient.__doc__ or "", _tool_transient),
+    Rule("tool_failure", "tool", _tool_transient.__doc__ or "", _tool_transient),
     Rule("tool_empty_result", "tool", _tool_empty.__doc__ or "", _tool_empty),
     Rule("tool_malformed_json", "tool", _tool_malformed.__doc__ or "", _tool_malformed),
     Rule("tool_key_style", "tool", _tool_key_style.__doc__ or "", _tool_key_style),

@@ -12,9 +12,9 @@ import typer
 from typer.testing import CliRunner
 
 from agentchaos_otel.store.db import open_store
-from diagnosers import synthetic
 from diagnosers.cli import app
-from diagnosers.spans import write_episodes
+from tests.support import synthetic
+from tests.support.spans import write_episodes
 from tests.test_diagnosers_llm import ScriptedEndpoint
 
 runner = CliRunner()

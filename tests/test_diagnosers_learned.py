@@ -7,13 +7,13 @@ from pathlib import Path
 import joblib
 import pytest
 
-from diagnosers import synthetic
 from diagnosers.base import diagnose_episodes
 from diagnosers.evaluate import evaluate
 from diagnosers.features import FEATURE_NAMES, episode_features
 from diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, step_labels, train
 from diagnosers.observe import EpisodeView
-from diagnosers.synthetic import episode_of, fault_attrs, llm_record, tool_record
+from tests.support import synthetic
+from tests.support.synthetic import episode_of, fault_attrs, llm_record, tool_record
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ import pytest
 from diagnosers.llm import AnswerError, LLMDiagnoser, parse_answer
 from diagnosers.observe import EpisodeView
 from diagnosers.prompt import render_episode
-from diagnosers.synthetic import episode_of, llm_record, tool_record
+from tests.support.synthetic import episode_of, llm_record, tool_record
 
 WEATHER = ("get_weather", {"city": "Oslo", "unit": "c"})
 

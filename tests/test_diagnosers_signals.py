@@ -64,7 +64,9 @@ def test_tool_call_signals_report_problem_and_empty_args() -> None:
     assert s[A.RESPONSE_TOOL_ARGS_EMPTY] == 1
     assert s[A.RESPONSE_TOOL_ARGS_SCHEMA_VALID] is False
     assert s[A.RESPONSE_TOOL_ARGS_PROBLEM] == "missing_required"
-    bad = signals.tool_call_signals([{"function": {"name": "w", "arguments": '{"city": "Os'}}], tools)
+    cut = signals.tool_call_signals([{"function": {"name": "w", "arguments": '{"city": "Os'}}], tools)
+    assert cut[A.RESPONSE_TOOL_ARGS_VALID] is False and cut[A.RESPONSE_TOOL_ARGS_PROBLEM] == "cut"
+    bad = signals.tool_call_signals([{"function": {"name": "w", "arguments": '{"city": Oslo}'}}], tools)
     assert bad[A.RESPONSE_TOOL_ARGS_VALID] is False and bad[A.RESPONSE_TOOL_ARGS_PROBLEM] == "invalid_json"
 
 

@@ -9,12 +9,12 @@ import pytest
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.store.db import connect, open_store
-from diagnosers import synthetic
 from diagnosers.base import diagnose_episodes
 from diagnosers.baseline import TextOnlyDiagnoser
 from diagnosers.rules import RuleDiagnoser
-from diagnosers.spans import write_episodes
 from diagnosers.tracefile import DiagnoseError, load, write_diagnoses
+from tests.support import synthetic
+from tests.support.spans import write_episodes
 
 CONFIGS = ["llm_error_single", "llm_truncate_burst", "tool_schema_single", "compound_stale_cache",
            "compound_slow_response", "tools_bursty", "tools_independent"]

@@ -356,7 +356,8 @@ class LLMCall:
             return Rewrite(None, raw)
         if response.status_code >= 400:
             text = decoded.decode("utf-8", "replace")
-            self.response_attrs = {A.RESPONSE_ERROR_MARKER: signals.error_marker(text) or "provider_json"}
+            self.response_attrs = {A.RESPONSE_ERROR_MARKER: signals.error_marker(text) or "provider_json",
+                                   **signals.error_body_signals(body)}
             self.span.set_attributes(self.response_attrs)
             return Rewrite(None, raw)
         original_view = self.wire.view(body)
@@ -369,6 +370,8 @@ class LLMCall:
         seen_view = self.wire.view(seen)
         self.response_attrs = annotate.response_attributes(seen_view, self.request_tools)
         self.response_attrs.update(signals.argument_grounding(seen_view.tool_calls, self.req.get("messages")))
+        if self.provider != A.PROVIDER_ANTHROPIC:
+            self.response_attrs.update(signals.body_signals(seen))
         self.span.set_attributes(self.response_attrs)
         if new_body is None:
             return Rewrite(None, raw, delay)

@@ -22,9 +22,35 @@ from typing import Any
 
 from agentchaos_otel.sim.policy import Turn, message_text, request_messages
 from agentchaos_otel.sim.reference_tasks import CITIES, SubQuery, format_number, parse_prompt
-from agentchaos_otel.trace.signals import error_marker, mojibake_score, unicode_anomaly
 
 __all__ = ["ReferencePolicy"]
+
+# The simulated model's own, deliberately simple reading of what it was shown. It does not use
+# the diagnosers' signal functions: a simulated model that reacted to exactly what the rules
+# measure would make the rules look better than they are. Documented reactions:
+# - a text "reads as an error" when its first 200 characters (lower-cased) open with a bracketed
+#   upper-case tag, an "error"/"exception" word, or contain one of _ERROR_WORDS;
+# - a text "looks garbled" when it holds U+FFFD, a UTF-8-read-as-Latin-1 pair (Ã or â followed by
+#   a non-ASCII character), or when more than 5% of its characters are non-ASCII non-letters.
+_ERROR_WORDS = ("timed out", "timeout", "unavailable", "rate limit", "too many requests", "<html",
+                "bad gateway", "internal server error", "http 5", "http 4", "quota", "filtered")
+
+
+def _reads_as_error(text: str) -> bool:
+    head = text[:200].lower()
+    stripped = head.lstrip()
+    if re.match(r"\[[a-z _-]{3,}\]", stripped) and text.lstrip()[1:2].isupper():
+        return True
+    if stripped.startswith(("error", "exception")):
+        return True
+    return any(w in head for w in _ERROR_WORDS)
+
+
+def _looks_garbled(text: str) -> bool:
+    if "\ufffd" in text or re.search("[\u00c3\u00e2][\u0080-\uffff]", text):
+        return True
+    odd = sum(1 for ch in text if not ch.isascii() and not ch.isalpha())
+    return bool(text) and odd / len(text) > 0.05
 
 
 @dataclass
@@ -154,7 +180,7 @@ def _classify(result: str, field_name: str) -> tuple[str, Any]:
     value = _read(field_name, parsed)
     if value is not None:
         return "ok", value
-    if error_marker(text):
+    if _reads_as_error(text):
         return "error", None
     return "unreadable", None
 
@@ -286,7 +312,7 @@ class ReferencePolicy:
         calls = last.get("tool_calls") or []
         if not calls and not text.strip():
             return True
-        if text and (error_marker(text) or mojibake_score(text) > 0.01 or unicode_anomaly(text) > 0.05):
+        if text and (_reads_as_error(text) or _looks_garbled(text)):
             return True
         for call in calls:
             fn = call.get("function") if isinstance(call, dict) else None

@@ -120,6 +120,8 @@ def normalise_request(body: Any) -> dict[str, Any]:
     temperature = _number(req.get("temperature"))
     if temperature is not None:
         out["temperature"] = temperature
+    if isinstance(req.get("response_format"), dict):
+        out["response_format"] = req["response_format"]
     return out
 
 
@@ -140,6 +142,7 @@ def request_attributes(provider: str, body: Any) -> dict[str, Any]:
         attrs[A.GEN_AI_REQUEST_MAX_TOKENS] = req["max_tokens"]
     if "temperature" in req:
         attrs[A.GEN_AI_REQUEST_TEMPERATURE] = req["temperature"]
+    attrs.update(signals.request_format_signals(req))
     try:
         attrs[A.REQUEST_DIGEST] = signals.canonical_json_digest(messages)
         if content_capture_enabled():

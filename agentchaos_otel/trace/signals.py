@@ -156,11 +156,29 @@ def is_json(text: str | None) -> bool:
     return True
 
 
+_FENCED_RE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.S)
+
+
+def embedded_json(text: str | None) -> bool:
+    """Text that is not JSON itself but carries a JSON object or array inside a markdown fence or
+    inside prose: what models answer when a request asked for bare JSON."""
+    if not text or not text.strip() or is_json(text):
+        return False
+    for m in _FENCED_RE.finditer(text):
+        if is_json(m.group(1).strip()):
+            return True
+    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
+    end = max(text.rfind("}"), text.rfind("]"))
+    return start >= 0 and end > start and len(text) <= 200_000 and is_json(text[start:end + 1])
+
+
 def content_signals(content: str | None) -> dict[str, Any]:
     """Signals of an assistant message's text content."""
     text = content or ""
     markers = error_markers(text)
     return {
+        A.RESPONSE_REPLACEMENT_CHARS: text.count("\ufffd"),
+        A.RESPONSE_JSON_EMBEDDED: embedded_json(text),
         A.RESPONSE_CONTENT_LENGTH: len(text),
         A.RESPONSE_ERROR_MARKER: markers[0] if markers else "",
         A.RESPONSE_ERROR_MARKERS: markers,
@@ -217,6 +235,31 @@ def schema_problem(args: Any, schema: dict[str, Any] | None) -> str:
     return ""
 
 
+def looks_cut(text: str | None) -> bool:
+    """JSON that ends inside a string or with brackets still open, and is otherwise well formed:
+    text cut part-way (a token limit, a dropped connection), not text written wrong."""
+    if not text or text.lstrip()[:1] not in ("{", "["):
+        return False
+    stack: list[str] = []
+    in_string = escape = False
+    for ch in text[:200_000]:
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if not stack or stack.pop() != ch:
+                return False
+    return in_string or bool(stack)
+
+
 def tool_call_signals(tool_calls: list[dict[str, Any]], request_tools: list[dict[str, Any]] | None
                       ) -> dict[str, Any]:
     """Signals of the tool calls in a response, checked against the tools declared in the request."""
@@ -241,7 +284,7 @@ def tool_call_signals(tool_calls: list[dict[str, Any]], request_tools: list[dict
             parsed = json.loads(text) if text else {}
         except (ValueError, TypeError):
             valid = schema_valid = False
-            problem = problem or "invalid_json"
+            problem = problem or ("cut" if looks_cut(text) else "invalid_json")
             continue
         if parsed == {}:
             empty += 1
@@ -320,6 +363,100 @@ def _status_of(obj: dict[str, Any]) -> int | None:
     return None
 
 
+# What a failure is about, read from its words and codes (several APIs' common English forms).
+_MEANINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("rate_limit", re.compile(r"rate[\s_-]?(limit|exceeded)|ratelimit|too[\s_-]many[\s_-]requests|throttl|quota"
+                              r"|resource[\s_-]?exhausted|slow[\s_-]?down|retry[\s_-]?after|request limit"
+                              r"|requests per (second|minute|hour|day)|\b429\b", re.I)),
+    ("timeout", re.compile(r"time[sd]?[\s_-]?out|timeout|etimedout|deadline|did not (answer|respond)"
+                           r"|not answer in time|took too long|gateway time|\b408\b|\b504\b", re.I)),
+    ("connection", re.compile(r"connection (was )?(reset|refused|closed|aborted)|econnreset|econnrefused"
+                              r"|broken pipe|network (error|is unreachable)|socket hang up|reset by peer"
+                              r"|remote end closed|eof occurred", re.I)),
+    ("client", re.compile(r"invalid|missing|required|not[\s_-]found|unknown|bad[\s_-]request|unprocessable"
+                          r"|malformed|must be|not allowed|unauthori[sz]ed|forbidden|permission|\b40[0-4]\b"
+                          r"|\b422\b", re.I)),
+    ("server", re.compile(r"internal|server[\s_-]?error|unexpected|unavailable|backend|upstream|exception"
+                          r"|traceback|crash|fatal|overloaded|\b5\d\d\b|\b5\d{3}\b", re.I)),
+)
+_STATUS_MEANING = {429: "rate_limit", 408: "timeout", 504: "timeout"}
+
+
+def failure_meaning(text: str, status: int | None = None) -> str:
+    """rate_limit / timeout / connection / client / server for a failure's words and status;
+    '' when nothing says. Words are read before a bare status (a 503 saying "rate limit" is one)."""
+    for label, pattern in _MEANINGS[:3]:
+        if pattern.search(text):
+            return label
+    if status in _STATUS_MEANING:
+        return _STATUS_MEANING[status]
+    if status is not None and 400 <= status < 500:
+        return "client"
+    if status is not None and status >= 500:
+        return "server"
+    for label, pattern in _MEANINGS[3:]:
+        if pattern.search(text):
+            return label
+    return ""
+
+
+_FAILURE_KEYS = ("error", "errors", "message", "detail", "title", "reason", "code", "type", "__type", "status",
+                 "statusCode", "status_code", "fault", "error_message", "errorMessage", "description",
+                 "extensions", "error_code", "errorCode", "msg")
+_FAILED_STATUS_WORDS = frozenset({"error", "fail", "failed", "failure", "fault"})
+
+
+def _leaf_text(value: Any, out: list[str], budget: list[int]) -> None:
+    if budget[0] <= 0:
+        return
+    budget[0] -= 1
+    if isinstance(value, dict):
+        for k in _FAILURE_KEYS:
+            if k in value:
+                _leaf_text(value[k], out, budget)
+    elif isinstance(value, list):
+        for v in value[:8]:
+            _leaf_text(v, out, budget)
+    elif value is not None and not isinstance(value, bool):
+        out.append(str(value)[:500])
+
+
+def reports_failure(obj: dict[str, Any]) -> bool:
+    """A JSON object that says the call failed in one of the common shapes: ok/success false, a
+    status word, an error member or a non-empty errors array (GraphQL), an exception type."""
+    if obj.get("ok") is False or obj.get("success") is False:
+        return True
+    status = obj.get("status")
+    if isinstance(status, str) and status.strip().lower() in _FAILED_STATUS_WORDS:
+        return True
+    kind = obj.get("__type")
+    if isinstance(kind, str) and re.search(r"(exception|error|fault)$", kind, re.I):
+        return True
+    return _error_text(obj) is not None
+
+
+_MESSAGE_ONLY_KEYS = frozenset({"message", "detail", "msg", "documentation_url", "doc_url", "more_info", "help",
+                                "request_id", "requestId", "status", "code"})
+
+
+def message_only_failure(obj: dict[str, Any]) -> str:
+    """An object made only of a message (plus documentation links, ids, codes), whose words say
+    rate limit, timeout or connection: how several APIs (GitHub's among them) answer a refused
+    call. '' otherwise; a bare message about anything else is not taken for a failure."""
+    if not obj or len(obj) > 5 or not set(obj) <= _MESSAGE_ONLY_KEYS:
+        return ""
+    words = " ".join(str(obj[k]) for k in ("message", "detail", "msg") if isinstance(obj.get(k), str))
+    meaning = failure_meaning(words[:2000]) if words else ""
+    return meaning if meaning in ("rate_limit", "timeout", "connection") else ""
+
+
+def failure_text(obj: Any) -> str:
+    """The words of an error object's error-like members, nested ones included (bounded)."""
+    out: list[str] = []
+    _leaf_text(obj, out, [200])
+    return " ".join(out)[:4000]
+
+
 def tool_result_signals(result: Any) -> dict[str, Any]:
     """Signals of what a tool call returned to the agent, comparable across calls of one tool.
 
@@ -352,19 +489,27 @@ def tool_result_signals(result: Any) -> dict[str, Any]:
     markers: list[str] = []
     status: int | None = None
     is_error = False
+    meaning = ""
     if isinstance(parsed, dict):
         err = _error_text(parsed)
         status = _status_of(parsed)
-        if err is not None or (status is not None and status >= 400):
+        if reports_failure(parsed) or (status is not None and status >= 400):
             is_error = True
+            words = failure_text(parsed)
             markers = error_markers(err or "") or []
-            if status == 429 and "rate_limit" not in markers:
-                markers.append("rate_limit")
-            if err is not None and not markers:
-                markers = [m for m in ("rate_limit", "timeout") if m in err.lower().replace(" ", "_")]
+            meaning = failure_meaning(words, status if status is not None and status >= 400 else None)
+        elif message_only_failure(parsed):
+            is_error = True
+            meaning = message_only_failure(parsed)
+        if is_error:
+            for m in ("rate_limit", "timeout"):
+                if meaning == m and m not in markers:
+                    markers.append(m)
     elif not is_json_value and stripped:
         markers = error_markers(stripped)
         is_error = bool(markers)
+        if is_error:
+            meaning = failure_meaning(stripped[:_WORD_WINDOW])
     out: dict[str, Any] = {
         A.TOOL_RESULT_LENGTH: len(text),
         A.TOOL_RESULT_IS_JSON: is_json_value,
@@ -375,6 +520,8 @@ def tool_result_signals(result: Any) -> dict[str, Any]:
         A.TOOL_RESULT_ERROR_MARKERS: markers,
         A.TOOL_RESULT_DIGEST: digest(text),
     }
+    if meaning:
+        out[A.TOOL_RESULT_FAILURE] = meaning
     if status is not None:
         out[A.TOOL_RESULT_STATUS] = status
     if is_json_value:
@@ -475,3 +622,74 @@ def argument_grounding(tool_calls: list[dict[str, Any]], messages: list[Any] | N
     text = _message_text(messages)
     ungrounded = sum(1 for v in values if v.casefold() not in text)
     return {A.RESPONSE_TOOL_ARGS_STRINGS: len(values), A.RESPONSE_TOOL_ARGS_UNGROUNDED: ungrounded}
+
+
+# --- Response bodies and requests (OpenAI chat-completions shape) ----------------------------------
+
+def body_signals(body: Any) -> dict[str, Any]:
+    """How a 2xx chat-completions body failed to carry an answer: an error object where the
+    completion should be, no ``choices`` (-1) or an empty list, a null message."""
+    if not isinstance(body, dict):
+        return {}
+    choices = body.get("choices")
+    out: dict[str, Any] = {A.RESPONSE_CHOICE_COUNT: len(choices) if isinstance(choices, list) else -1}
+    err = body.get("error")
+    if err not in (None, "", {}, [], False):
+        out[A.RESPONSE_BODY_ERROR] = True
+        out.update(error_body_signals(body))
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        out[A.RESPONSE_MESSAGE_NULL] = choices[0].get("message", {}) is None and choices[0].get("delta") is None
+        msg = choices[0].get("message")
+        if isinstance(msg, dict) and isinstance(msg.get("refusal"), str) and msg["refusal"].strip():
+            out[A.RESPONSE_REFUSAL] = True
+    return out
+
+
+def error_body_signals(body: Any) -> dict[str, Any]:
+    """The provider's code for an error body (OpenAI/Azure ``error.code`` or ``error.type``,
+    Anthropic ``error.type``) and every error form its words show."""
+    out: dict[str, Any] = {}
+    err = body.get("error") if isinstance(body, dict) else None
+    code = None
+    if isinstance(err, dict):
+        for key in ("code", "type", "status"):
+            if isinstance(err.get(key), str | int) and not isinstance(err.get(key), bool) and err.get(key) != "":
+                code = str(err[key])
+                break
+    if code:
+        out[A.RESPONSE_ERROR_CODE] = code[:64]
+    words = failure_text(body) if isinstance(body, dict) else ""
+    markers = error_markers(words)
+    if re.search(r"content[\s_-]?(filter|management|policy)|responsible\s?ai|safety", words + " " + (code or ""),
+                 re.I) and "filtered" not in markers:
+        markers.append("filtered")
+    meaning = failure_meaning(words)
+    if meaning in ("rate_limit", "timeout") and meaning not in markers:
+        markers.append(meaning)
+    out[A.RESPONSE_ERROR_MARKERS] = markers
+    return out
+
+
+_ASKS_JSON_RE = re.compile(r"\bjson\b", re.I)
+
+
+def request_format_signals(body: Any) -> dict[str, Any]:
+    """Which answer format the request asked for: ``response_format`` and whether a system or user
+    message asks for JSON (OpenAI's JSON mode requires the word, so prompts that want JSON say it)."""
+    if not isinstance(body, dict):
+        return {}
+    out: dict[str, Any] = {}
+    rf = body.get("response_format")
+    if isinstance(rf, dict) and isinstance(rf.get("type"), str):
+        out[A.REQUEST_RESPONSE_FORMAT] = rf["type"]
+    asks = False
+    for m in body.get("messages") or []:
+        if isinstance(m, dict) and m.get("role") in ("system", "developer", "user"):
+            c = m.get("content")
+            text = c if isinstance(c, str) else " ".join(
+                str(p.get("text", "")) for p in c if isinstance(p, dict)) if isinstance(c, list) else ""
+            if _ASKS_JSON_RE.search(text[:20_000]):
+                asks = True
+                break
+    out[A.REQUEST_ASKS_JSON] = asks
+    return out

@@ -27,7 +27,7 @@ def write_episodes(episodes: Iterable[EpisodeTrace], path: str | os.PathLike[str
     exporter = DuckDBSpanExporter(path)
     provider.add_span_processor(BatchSpanProcessor(exporter, max_export_batch_size=2048,
                                                    max_queue_size=1 << 20, schedule_delay_millis=60_000))
-    tracer = provider.get_tracer("diagnosers.spans")
+    tracer = provider.get_tracer("tests.support.spans")
     n = 0
     try:
         for ep in episodes:

@@ -22,7 +22,7 @@ from agentchaos_otel import attributes as A
 from agentchaos_otel.store.model import EpisodeTrace, StepRecord
 from agentchaos_otel.trace import signals
 
-SIMULATED_NOTE = "simulated episodes (diagnosers.synthetic), not measurements of a real agent"
+SIMULATED_NOTE = "simulated episodes (tests.support.synthetic), not measurements of a real agent"
 
 TOOLS: dict[str, dict[str, Any]] = {
     "get_weather": {"type": "object", "properties": {"city": {"type": "string"},

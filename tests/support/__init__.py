@@ -1,0 +1,1 @@
+"""Test-data builders and fixtures; not part of the installed package."""
