@@ -88,7 +88,8 @@ def test_bad_label_files_are_one_clear_error(corpus: Any, tmp_path: Path) -> Non
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"task_id": first["task_id"], "fault_type": "meteor", "step": 1}) + "\n")
     res = CliRunner().invoke(app, ["run", str(db), "--evaluate", "--truth", str(bad)])
-    assert res.exit_code == 2 and "unknown fault type 'meteor'" in res.output
+    # A label file that cannot be used is a failure of the input (1); a wrong option is usage (2).
+    assert res.exit_code == 1 and "unknown fault type 'meteor'" in res.output
     res = CliRunner().invoke(app, ["run", str(db), "--truth", str(labels)])
     assert res.exit_code == 2 and "--evaluate" in res.output
 
