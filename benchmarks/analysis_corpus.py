@@ -49,7 +49,7 @@ def grow(pool_path: Path, out: Path, n_episodes: int) -> int:
             return n_episodes
         copies = -(-n_episodes // pool)
         task = f"'$.\"{A.TASK_ID}\"'"
-        cols = [c for c in SPAN_COLUMNS]
+        cols = list(SPAN_COLUMNS)
         select = {c: c for c in cols}
         select["trace_id"] = "md5(s.trace_id || ':' || k.k::VARCHAR)"
         select["start_ns"] = f"start_ns + k.k * {span_ns}"
@@ -57,7 +57,7 @@ def grow(pool_path: Path, out: Path, n_episodes: int) -> int:
         select["attributes"] = (f"CASE WHEN json_exists(attributes, {task}) THEN json_merge_patch(attributes, "
                                 f"json_object('{A.TASK_ID}', json_extract_string(attributes, {task}) "
                                 f"|| '~' || k.k::VARCHAR)) ELSE attributes END")
-        conn.execute(f"""
+        conn.execute("""
             CREATE TEMP TABLE pool_ids AS
             SELECT trace_id, row_number() OVER (ORDER BY min(start_ns), trace_id) - 1 AS idx
             FROM spans GROUP BY trace_id""")
