@@ -122,8 +122,12 @@ class CampaignWorker:
 
 def run_campaign_ray(config: CampaignConfig, worker: WorkerSpec, *, ray_address: str | None = None,
                      ray_workers: int | None = None, console: Console | None = None,
-                     progress: bool = True) -> CampaignResult:
-    """``run_campaign`` with episodes on Ray actors and this process as the trace file's writer."""
+                     progress: bool = True, timings: dict[str, float] | None = None) -> CampaignResult:
+    """``run_campaign`` with episodes on Ray actors and this process as the trace file's writer.
+
+    ``timings`` (if given) receives ``actors_s`` (until every actor is constructed) and
+    ``episodes_s`` (from then until the last batch is stored).
+    """
     from agentchaos_otel.scale.ray_session import cluster_cpus, ray_session
     from agentchaos_otel.store.exporter import DuckDBSpanExporter
 
@@ -144,6 +148,11 @@ def run_campaign_ray(config: CampaignConfig, worker: WorkerSpec, *, ray_address:
             n = ray_workers or cluster_cpus(ray)
             actor_cls = ray.remote(num_cpus=1)(CampaignWorker)
             actors = [actor_cls.remote(worker) for _ in range(max(1, min(n, len(todo) or 1)))]
+            try:  # every actor constructed (agent built, tracing configured) before episodes start
+                ray.get([a.pid.remote() for a in actors])
+            except Exception as exc:
+                raise RuntimeError(f"Ray workers could not start: {' '.join(str(exc).split())[-300:]}") from None
+            t_ready = time.monotonic()
             batches = [todo[i:i + BATCH_EPISODES] for i in range(0, len(todo), BATCH_EPISODES)]
             pending: dict[Any, Any] = {}
             free = list(actors)
@@ -162,6 +171,8 @@ def run_campaign_ray(config: CampaignConfig, worker: WorkerSpec, *, ray_address:
                     done += len(results)
                     if progress:
                         console.print(f"episodes {done}/{len(todo)}", end="\r")
+            if timings is not None:
+                timings.update(actors_s=t_ready - t0, episodes_s=time.monotonic() - t_ready)
         status = "finished"
     finally:
         exporter.shutdown()
