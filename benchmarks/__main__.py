@@ -4,7 +4,8 @@ Writes ``benchmarks/results.json`` (every row, plus the command, machine and loa
 ``benchmarks/RESULTS.md`` (a table per benchmark with whether each target holds). Benchmarks are
 modules with ``run(quick: bool = False) -> list[dict]`` returning rows with the keys figure,
 value, unit, baseline, baseline_value, ratio, target, holds; those not present in this checkout
-are listed as skipped. ``python -m benchmarks NAME [NAME ...]`` runs only some.
+are listed as skipped. ``python -m benchmarks NAME [NAME ...]`` runs only some and keeps the other
+benchmarks' last figures in both files.
 """
 
 from __future__ import annotations
@@ -87,8 +88,8 @@ def run_all(names: list[str], quick: bool) -> dict[str, Any]:
 def markdown(result: dict[str, Any]) -> str:
     meta = result["meta"]
     lines = ["# Benchmark results", "",
-             f"Produced by `{meta['command']}` on {meta['date']} ({meta['machine']}, {meta['cpus']} CPUs, "
-             f"Python {meta['python']}).", ""]
+             f"Last written by `{meta['command']}` on {meta['date']} ({meta['machine']}, {meta['cpus']} CPUs, "
+             f"Python {meta['python']}); each section names the command and time of its own run.", ""]
     if meta.get("note"):
         lines += [meta["note"], ""]
     lines += ["Every figure is measured beside its baseline in the same run; models and episodes are "
@@ -103,8 +104,9 @@ def markdown(result: dict[str, Any]) -> str:
             continue
         if entry.get("error"):
             lines += [f"Failed: `{entry['error']}`.", ""]
-        lines.append(f"`{entry['module']}`, {entry['seconds']} s, load {_fmt(entry.get('load_before'))} → "
-                     f"{_fmt(entry.get('load_after'))}.")
+        lines.append(f"`{entry.get('command', meta['command'])}` ({entry.get('date', meta['date'])}"
+                     f"{', quick' if entry.get('quick') else ''}): `{entry['module']}`, {entry['seconds']} s, "
+                     f"load {_fmt(entry.get('load_before'))} → {_fmt(entry.get('load_after'))}.")
         lines.append("")
         lines.append("| figure | value | unit | baseline | baseline value | ratio | target | holds |")
         lines.append("|---|---|---|---|---|---|---|---|")
@@ -128,15 +130,23 @@ def main(argv: list[str] | None = None) -> None:
     unknown = sorted(set(names) - {n for n, _, _ in BENCHMARKS})
     if unknown:
         ap.error(f"unknown benchmark(s): {', '.join(unknown)}")
+    command = "python -m benchmarks " + " ".join(argv)
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     result = run_all(names, args.quick)
+    for entry in result["benchmarks"].values():
+        entry.update(command=command, date=now, quick=args.quick)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    previous = out / "results.json"
+    if names and previous.exists():  # a partial run updates its benchmarks and keeps the others
+        kept = json.loads(previous.read_text()).get("benchmarks", {})
+        result["benchmarks"] = {n: result["benchmarks"].get(n, kept.get(n)) for n, _, _ in BENCHMARKS
+                                if n in result["benchmarks"] or n in kept}
     result["meta"] = {
-        "command": "python -m benchmarks " + " ".join(argv),
-        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": command, "date": now,
         "machine": f"{platform.system()} {platform.machine()}", "cpus": os.cpu_count(),
         "python": platform.python_version(), "quick": args.quick, "note": args.note,
     }
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(result, indent=2, default=str))
     (out / "RESULTS.md").write_text(markdown(result))
     print(f"wrote {out / 'results.json'} and {out / 'RESULTS.md'}")
