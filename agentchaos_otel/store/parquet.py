@@ -160,6 +160,10 @@ def open_dataset(directory: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection
         conn.execute("SET enable_progress_bar = false")
         conn.execute(f"CREATE VIEW spans AS {dedup_sql(sql)}")
         schema.create_views(conn)
+        # Readers that check the layout see the current one: the views are this code's own.
+        conn.execute(schema.VERSION_DDL)
+        conn.execute("INSERT INTO schema_version VALUES (?, ?, ?, ?)",
+                     [schema.SCHEMA_VERSION, schema.STORE_APP, schema.views_digest(), time.time_ns()])
         derived = root / DERIVED_DB
         if derived.is_file() and derived.stat().st_size > 0:
             conn.execute(f"ATTACH '{str(derived).replace(chr(39), chr(39) * 2)}' AS derived (READ_ONLY)")
