@@ -82,3 +82,20 @@ def test_unusable_inputs_give_one_line_errors(tmp_path: Path) -> None:
         load_episodes(bad)
     with pytest.raises(StoreError, match="no such trace store"):
         list(iter_episode_chunks(tmp_path / "missing.duckdb"))
+
+
+def test_the_store_can_be_written_between_chunks(store: Path, tmp_path: Path) -> None:
+    """A diagnoser that writes into the store while it is being read (the LLM cache) is not refused."""
+    import shutil
+
+    from agentchaos_otel.store.db import write_rows
+
+    copy = tmp_path / "copy.duckdb"
+    shutil.copyfile(store, copy)
+    n = 0
+    for i, chunk in enumerate(iter_episode_chunks(copy, chunk_spans=50)):
+        n += len(chunk)
+        write_rows(copy, "cache_probe", [{"k": i}], "k INTEGER", key=("k",))
+    with open_store(copy) as conn:
+        assert conn.execute("SELECT count(*) FROM cache_probe").fetchone()[0] > 5
+    assert n == len(whole_store(store))

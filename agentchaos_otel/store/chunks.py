@@ -13,6 +13,7 @@ The view SQL is the store's own (``schema.VIEWS``); nothing here restates it.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,13 +21,15 @@ from pathlib import Path
 import duckdb
 
 from agentchaos_otel.store import schema
-from agentchaos_otel.store.db import StoreError, connect
+from agentchaos_otel.store.db import StoreError, connect, is_busy
 
 # Intermediate views read more than once by the public views; computed once per chunk.
 MATERIALISED = ("span_roles", "wrapper_spans", "trace_roots", "agent_roots")
 # Spans per chunk: large enough that the per-chunk scan of the source is a small share of the
 # work, small enough that the chunks alive at once (being built, prefetched) stay near 100 MB.
 DEFAULT_CHUNK_SPANS = 5_000
+
+ATTACH_TIMEOUT_S = 10.0
 
 _COLUMNS = ", ".join(schema.SPAN_COLUMNS)
 
@@ -55,16 +58,42 @@ class ChunkedStore:
         self.path = str(path)
         sql, attach = source_sql(path)
         self.conn = duckdb.connect()
+        quoted = None if attach is None else attach.replace("'", "''")
+        self._attach_sql = None if quoted is None else f"ATTACH '{quoted}' AS src (READ_ONLY)"
         try:
             self.conn.execute("SET enable_progress_bar = false")
-            if attach is not None:
-                escaped = attach.replace("'", "''")
-                self.conn.execute(f"ATTACH '{escaped}' AS src (READ_ONLY)")
-            self.conn.execute(f"CREATE TEMP VIEW src_spans AS {sql}")
+            with self._source():
+                self.conn.execute(f"CREATE TEMP VIEW src_spans AS {sql}")
         except duckdb.Error as exc:
             self.conn.close()
             raise StoreError(f"{self.path}: cannot read spans ({' '.join(str(exc).split())[:200]})") from None
         self._views_made = False
+
+    @contextmanager
+    def _source(self) -> Iterator[None]:
+        """The store file attached only while a statement reads it.
+
+        In between, this process may open the same file for writing (derived tables, the LLM
+        diagnoser's cache), which DuckDB refuses while any connection of the process has it.
+        """
+        if self._attach_sql is None:
+            yield
+            return
+        deadline = time.monotonic() + ATTACH_TIMEOUT_S
+        delay = 0.01
+        while True:  # a writer of this process holding the file for a moment: wait for it
+            try:
+                self.conn.execute(self._attach_sql)
+                break
+            except duckdb.Error as exc:
+                if not is_busy(exc) or time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
+        try:
+            yield
+        finally:
+            self.conn.execute("DETACH src")
 
     def close(self) -> None:
         self.conn.close()
@@ -83,6 +112,12 @@ class ChunkedStore:
         if trace_ids is not None:
             filt = "WHERE trace_id IN (SELECT unnest(?::VARCHAR[]))"
             params.append(list(trace_ids))
+        with self._source():
+            self._plan(filt, params, chunk_spans)
+        row = self.conn.execute("SELECT max(chunk) FROM _chunk_ids").fetchone()
+        return 0 if row is None or row[0] is None else int(row[0]) + 1
+
+    def _plan(self, filt: str, params: list[object], chunk_spans: int) -> None:
         self.conn.execute(f"""
             CREATE OR REPLACE TEMP TABLE _chunk_ids AS
             WITH t AS (SELECT trace_id, min(start_ns) AS first_ns, count(*) AS n,
@@ -92,8 +127,6 @@ class ChunkedStore:
                    (sum(n) OVER (ORDER BY lo, first_ns NULLS LAST, trace_id ROWS UNBOUNDED PRECEDING) - n)
                        // {max(1, int(chunk_spans))} AS chunk
             FROM t""", params)
-        row = self.conn.execute("SELECT max(chunk) FROM _chunk_ids").fetchone()
-        return 0 if row is None or row[0] is None else int(row[0]) + 1
 
     def chunks(self) -> list[int]:
         """Chunk numbers that hold traces (a large trace may skip numbers)."""
@@ -104,10 +137,11 @@ class ChunkedStore:
         c = self.conn
         lo, hi = c.execute("SELECT min(lo), max(hi) FROM _chunk_ids WHERE chunk = ?", [chunk]).fetchone()
         # QUALIFY keeps the first export of a span seen twice (a dataset has no primary key).
-        c.execute(f"CREATE OR REPLACE TABLE spans AS SELECT {_COLUMNS} FROM src_spans "
-                  "WHERE _pos BETWEEN ? AND ? AND trace_id IN (SELECT trace_id FROM _chunk_ids WHERE chunk = ?) "
-                  "QUALIFY row_number() OVER (PARTITION BY trace_id, span_id ORDER BY exported_ns NULLS LAST) = 1",
-                  [lo, hi, chunk])
+        with self._source():
+            c.execute(f"CREATE OR REPLACE TABLE spans AS SELECT {_COLUMNS} FROM src_spans "
+                      "WHERE _pos BETWEEN ? AND ? AND trace_id IN (SELECT trace_id FROM _chunk_ids WHERE chunk = ?) "
+                      "QUALIFY row_number() OVER (PARTITION BY trace_id, span_id ORDER BY exported_ns NULLS LAST) = 1",
+                      [lo, hi, chunk])
         for name in MATERIALISED:
             c.execute(f"CREATE OR REPLACE TABLE {name} AS {schema.VIEWS[name]}")
         if not self._views_made:

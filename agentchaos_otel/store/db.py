@@ -42,10 +42,15 @@ def default_path() -> str:
     return os.environ.get(DB_ENV) or DEFAULT_DB
 
 
+def is_busy(exc: Exception) -> bool:
+    """Whether a DuckDB error means another connection holds the file (worth retrying)."""
+    return _is_busy(exc)
+
+
 def _is_busy(exc: Exception) -> bool:
     text = str(exc)
     return ("Could not set lock" in text or "Conflicting lock" in text
-            or "different configuration" in text)
+            or "different configuration" in text or "Unique file handle conflict" in text)
 
 
 def _one_line(exc: Exception) -> str:
