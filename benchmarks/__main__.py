@@ -16,6 +16,7 @@ import importlib
 import json
 import os
 import platform
+import shlex
 import sys
 import time
 import traceback
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     unknown = sorted(set(names) - {n for n, _, _ in BENCHMARKS})
     if unknown:
         ap.error(f"unknown benchmark(s): {', '.join(unknown)}")
-    command = "python -m benchmarks " + " ".join(argv)
+    command = "python -m benchmarks " + shlex.join(argv)
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     result = run_all(names, args.quick)
     for entry in result["benchmarks"].values():
