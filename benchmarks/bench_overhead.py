@@ -1,6 +1,8 @@
 """Per-call overhead of the agentchaos stack against plain httpx and OTel's httpx instrumentation.
 
-Run: ``python -m benchmarks.bench_overhead [--calls 400] [--rounds 5]``
+Run: ``python -m benchmarks.bench_overhead [--calls 400] [--rounds 5]``; with ``--sdk`` it measures
+through the official openai SDK instead, sync, async and streaming side by side
+(``benchmarks.bench_overhead_sdk``, the figures ``python -m benchmarks all`` reports).
 
 Every configuration sends the same chat-completions requests to the same loopback simulated
 model; configurations are interleaved round by round so machine load affects them alike. The
@@ -61,7 +63,13 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=400, help="calls per configuration per round")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--sdk", action="store_true", help="openai SDK, sync / async / stream side by side")
     args = parser.parse_args(argv)
+    if args.sdk:
+        from benchmarks import bench_overhead_sdk
+
+        bench_overhead_sdk.main(["--calls", str(args.calls), "--rounds", str(args.rounds)])
+        return {}
     tmp = Path(tempfile.mkdtemp(prefix="agentchaos-bench-"))
     results: dict[str, list[float]] = {}
     with SimulatedModelServer(_ShortAnswer(), seed=0) as server:
@@ -110,6 +118,13 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         print(f"{name:32} {med * 1e6:10.0f} {p90 * 1e6:10.0f} {med / base:9.2f} {med / otel:8.2f} "
               f"{(med - base) * 1e6:12.0f}")
     return table
+
+
+def run(quick: bool = False) -> list[dict[str, Any]]:
+    """Rows for ``python -m benchmarks all``: the openai SDK side-by-side figures."""
+    from benchmarks import bench_overhead_sdk
+
+    return bench_overhead_sdk.run(quick)
 
 
 class _Discard:

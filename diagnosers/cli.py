@@ -17,11 +17,12 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from agentchaos_otel import attributes as A
 from agentchaos_otel.cli.errors import entry, fail, typer_app, usage
+from agentchaos_otel.scale.ray_session import RayUnavailable
 from agentchaos_otel.store.model import EpisodeTrace
-from diagnosers.base import CONFIDENCE_MIN, Diagnoser, diagnose_episodes
+from diagnosers.base import CONFIDENCE_MIN, Diagnoser
 from diagnosers.baseline import TextOnlyDiagnoser
+from diagnosers.driver import EXECUTORS, diagnose_store, is_simulated
 from diagnosers.evaluate import evaluate, evaluation_set
 from diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, train
 from diagnosers.llm import LLMDiagnoser
@@ -48,8 +49,7 @@ app = typer_app(cls=_DefaultToRun,
 
 
 def _simulated(episodes: list[EpisodeTrace]) -> bool:
-    return any(ep.attributes.get(A.SIMULATED) or any(s.get(A.SIMULATED) for s in ep.steps[:1])
-               for ep in episodes)
+    return is_simulated(episodes)
 
 
 def _build(method: str, *, file: Path, model_file: Path | None, base_url: str | None, model: str | None,
@@ -99,19 +99,25 @@ def run(
     = 3000,
     bootstrap: Annotated[int, typer.Option("--bootstrap", min=0, help="bootstrap resamples")] = 2000,
     seed: Annotated[int, typer.Option("--seed", help="bootstrap seed")] = 0,
+    executor: Annotated[str, typer.Option("--executor", help="local | ray: map episode chunks over Ray "
+                                          "workers (each reads FILE itself)")] = "local",
+    ray_address: Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to join (default: "
+                                                    "start a local one)")] = None,
 ) -> None:
     """Diagnose every failed episode (or score the diagnosers against ground truth with --evaluate)."""
     if method not in METHODS:
         usage(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     console = Console(soft_wrap=False, width=200 if not sys.stdout.isatty() else None)
+    if executor not in EXECUTORS:
+        usage(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
     try:
-        episodes = load(file, tasks=task or (), conditions=condition or (), trace_ids=trace_id or None)
         diagnoser, llm = _build(method, file=file, model_file=model_file, base_url=base_url, model=model,
                                 api_key_env=api_key_env, concurrency=concurrency, token_budget=token_budget)
-        simulated = _simulated(episodes)
         if truth is not None and not do_evaluate:
             usage("--truth is used with --evaluate")
         if do_evaluate:
+            episodes = load(file, tasks=task or (), conditions=condition or (), trace_ids=trace_id or None)
+            simulated = _simulated(episodes)
             methods: list[Diagnoser] = [diagnoser]
             if method != "text":
                 methods.append(TextOnlyDiagnoser())
@@ -135,8 +141,11 @@ def run(
                 typer.echo(llm.usage.line(llm.model), err=json_out)
             return
         # Unknown outcomes (traces from other instrumentations carry none) are diagnosed too.
-        chosen = episodes if include_success else [ep for ep in episodes if ep.success is not True]
-        diagnoses = diagnose_episodes(diagnoser, chosen, min_confidence=min_confidence)
+        # Streamed chunk by chunk: memory holds one chunk of episodes, not the store.
+        result = diagnose_store(file, diagnoser, tasks=task or (), conditions=condition or (),
+                                trace_ids=trace_id or None, include_success=include_success,
+                                executor=executor, ray_address=ray_address, min_confidence=min_confidence)
+        diagnoses, simulated = result.diagnoses, result.simulated
         if write and diagnoses:
             write_diagnoses(file, diagnoses)
         shown = diagnoses[:limit] if limit else diagnoses
@@ -148,7 +157,7 @@ def run(
             console.print(diagnoses_table(shown, simulated=simulated, title=title))
         if llm is not None:
             typer.echo(llm.usage.line(llm.model), err=json_out)
-    except (DiagnoseError, ModelFileError) as exc:
+    except (DiagnoseError, ModelFileError, RayUnavailable) as exc:
         fail(exc)
 
 

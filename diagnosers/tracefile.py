@@ -30,20 +30,25 @@ def _sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def where_clause(tasks: Sequence[str] = (), conditions: Sequence[str] = ()) -> str | None:
+    """The SQL condition over the ``episodes`` view that selects these tasks and conditions."""
+    clauses = []
+    if tasks:
+        clauses.append(f"task_id IN ({', '.join(_sql_str(t) for t in tasks)})")
+    if conditions:
+        clauses.append(f"condition IN ({', '.join(_sql_str(c) for c in conditions)})")
+    return " AND ".join(clauses) or None
+
+
 def load(path: str | os.PathLike[str], *, blind: bool = False, tasks: Sequence[str] = (),
          conditions: Sequence[str] = (), trace_ids: Sequence[str] | None = None) -> list[EpisodeTrace]:
     """Episodes of a trace store. Unblinded by default: callers blind through
     ``diagnose_episodes`` and evaluation needs the ground truth."""
     if not os.path.exists(path):
         raise DiagnoseError(f"{path}: no such file")
-    clauses = []
-    if tasks:
-        clauses.append(f"task_id IN ({', '.join(_sql_str(t) for t in tasks)})")
-    if conditions:
-        clauses.append(f"condition IN ({', '.join(_sql_str(c) for c in conditions)})")
     try:
         return load_episodes(path, blind=blind, trace_ids=list(trace_ids) if trace_ids else None,
-                             where=" AND ".join(clauses) or None)
+                             where=where_clause(tasks, conditions))
     except StoreError as exc:
         raise DiagnoseError(str(exc)) from None
 

@@ -339,6 +339,12 @@ def run_cmd(
     guard: Annotated[str | None, typer.Option("--guard", help="Also run every condition as "
                                               "'<condition>+guarded' with these guards on: response, "
                                               "idempotency (comma list).")] = None,
+    executor: Annotated[str, typer.Option(help="local (threads in this process) or ray (episodes on Ray "
+                                               "actors; this process writes the trace file).")] = "local",
+    ray_address: Annotated[str | None, typer.Option(help="Ray cluster to join (e.g. auto, ray://host:10001); "
+                                                         "default: start a local one.")] = None,
+    ray_workers: Annotated[int | None, typer.Option(min=1, help="Ray actors (default: the cluster's CPUs); "
+                                                                "--workers threads run inside each.")] = None,
 ) -> None:
     """Run a campaign; episodes already in the trace file are skipped, so re-running resumes."""
     from agentchaos_otel.campaign.runner import CampaignConfig, finished_episodes
@@ -349,6 +355,8 @@ def run_cmd(
     try:
         if agent not in AGENTS:
             raise usage_error(f"unknown agent {agent!r}; expected one of {', '.join(AGENTS)}")
+        if executor not in ("local", "ray"):
+            raise usage_error(f"unknown executor {executor!r}; expected local or ray")
         seed_list = parse_seeds(seeds)
         conds = parse_conditions(conditions)
         if agent != "reference" and subtasks != DEFAULT_SUBTASKS:
@@ -387,8 +395,17 @@ def run_cmd(
                                            "logprobs": logprobs, "perfect": perfect, "step_cap": step_cap,
                                            **({"guards": list(guards)} if guards else {}),
                                            **({"subtasks": subtasks} if agent == "reference" else {})})
-            result = execute(config, setup, url, mdl, key, console=console, progress=progress)
-    except (ValueError, OSError, StoreError) as exc:
+            if executor == "ray":
+                from agentchaos_otel.scale.ray_campaign import WorkerSpec, run_campaign_ray
+
+                spec = WorkerSpec(agent=agent, tasks=tasks, seed=seed_list[0], conditions=tuple(conds),
+                                  options=options, base_url=url, model=mdl, simulated=sim,
+                                  api_key_env=api_key_env, threads=workers)
+                result = run_campaign_ray(config, spec, ray_address=ray_address, ray_workers=ray_workers,
+                                          console=console, progress=progress)
+            else:
+                result = execute(config, setup, url, mdl, key, console=console, progress=progress)
+    except (ValueError, OSError, StoreError, RuntimeError) as exc:
         _fail(exc if str(exc) else type(exc).__name__)
     label = " (SIMULATED model)" if config.simulated else ""
     typer.echo(json.dumps({"run_id": result.run_id, "simulated": config.simulated, **result.counts}))

@@ -39,7 +39,10 @@ def load_corpus(db: str | Path) -> list[EpisodeTrace]:
     if not path.exists():
         raise ReportError(f"no such trace file: {path}")
     if path.is_dir():
-        raise ReportError(f"{path} is a directory, not a trace file")
+        from agentchaos_otel.store.parquet import has_files
+
+        if not has_files(path):
+            raise ReportError(f"{path} is a directory without Parquet span files, not a trace store")
     try:
         from agentchaos_otel.store.episodes import load_episodes
     except ImportError as exc:  # the store is optional at import time only during development

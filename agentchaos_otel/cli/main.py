@@ -86,14 +86,21 @@ def traces_receive(
     db: Annotated[Path, typer.Option(help="Trace file to land spans in.")] = Path("traces.duckdb"),
     port: Annotated[int, typer.Option(min=0, max=65535, help="Loopback port (0 picks a free one).")] = 4318,
     seconds: Annotated[float | None, typer.Option(help="Stop after this many seconds (default: until Ctrl-C).")] = None,
+    parquet: Annotated[Path | None, typer.Option(help="Write hive-partitioned Parquet (date, service) into this "
+                                                      "directory instead of --db.")] = None,
 ) -> None:
-    """Receive OTLP/HTTP traces from any agent on loopback and store them in DuckDB."""
+    """Receive OTLP/HTTP traces from any agent on loopback and store them in DuckDB (or Parquet)."""
     import time
 
     from agentchaos_otel.store.otlp_receiver import OTLPReceiver
 
-    with OTLPReceiver(str(db), port=port) as receiver:
-        console.print(f"listening: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {db}")
+    sink = None
+    if parquet is not None:
+        from agentchaos_otel.store.parquet import ParquetSpanSink
+
+        sink = ParquetSpanSink(parquet)
+    with OTLPReceiver(str(db), port=port, sink=sink) as receiver:
+        console.print(f"listening: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {parquet or db}")
         deadline = None if seconds is None else time.monotonic() + seconds
         try:
             while deadline is None or time.monotonic() < deadline:

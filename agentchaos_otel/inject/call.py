@@ -92,6 +92,16 @@ def _sse_done(raw: bytes) -> bool:
     return any(e.is_done and e.complete for e in parser.feed(raw) + parser.close())
 
 
+def _conversation(state: EpisodeState | None) -> annotate.Conversation:
+    """The episode's conversation memory (a fresh one outside an episode)."""
+    if state is None:
+        return annotate.Conversation()
+    conv = state.scratch.get("conversation")
+    if conv is None:
+        conv = state.scratch.setdefault("conversation", annotate.Conversation())
+    return conv
+
+
 def message_digest(provider: str, body: dict[str, Any]) -> str:
     """Digest of what the agent reads from a completion (see ``WireFormat.digest``)."""
     return wire.for_provider(provider).digest(body)
@@ -130,7 +140,11 @@ class LLMCall:
         self.received_bytes = 0
         self.received_chunks = 0
         url = request.url
-        start_attrs = annotate.request_attributes(provider, req)
+        # Read once per call: request and response annotation agree even if it changes mid-call.
+        self.capture = annotate.content_capture_enabled()
+        start_attrs = annotate.request_attributes(provider, req, normalised=True, capture=self.capture,
+                                                  conversation=_conversation(state))
+        self.message_text: str | None = None
         start_attrs[A.SERVER_ADDRESS] = url.host
         if url.port:
             start_attrs[A.SERVER_PORT] = url.port
@@ -191,6 +205,15 @@ class LLMCall:
     def fail(self, exc: BaseException) -> None:
         self.span.record_exception(exc)
         self.end(status_code=self.status_code, error_type=type(exc).__name__)
+
+    def grounding(self, tool_calls: list[dict[str, Any]]) -> dict[str, Any]:
+        """Argument grounding against the request's messages, with their text folded once per episode."""
+        messages = self.req.get("messages")
+        if not tool_calls or not messages:
+            return {}
+        if self.message_text is None:
+            self.message_text = _conversation(self.state).update(messages)[1]
+        return signals.argument_grounding(tool_calls, messages, text=self.message_text)
 
     def count_received(self, chunk: bytes) -> None:
         """One read of the provider's body (called by the transport as bytes arrive)."""
@@ -367,9 +390,9 @@ class LLMCall:
         seen = new_body if new_body is not None else body
         if self.state is not None:
             self.state.previous_body = seen
-        seen_view = self.wire.view(seen)
-        self.response_attrs = annotate.response_attributes(seen_view, self.request_tools)
-        self.response_attrs.update(signals.argument_grounding(seen_view.tool_calls, self.req.get("messages")))
+        seen_view = original_view if new_body is None else self.wire.view(seen)  # one view when unchanged
+        self.response_attrs = annotate.response_attributes(seen_view, self.request_tools, capture=self.capture)
+        self.response_attrs.update(self.grounding(seen_view.tool_calls))
         if self.provider != A.PROVIDER_ANTHROPIC:
             self.response_attrs.update(signals.body_signals(seen))
         self.span.set_attributes(self.response_attrs)
@@ -478,7 +501,9 @@ class StreamProcessor:
         self.delay_scale = call.state.plan.delay_scale if call.state is not None else 1.0
         self.faulter = faulter
         self.wire = call.wire
-        self.up = sse.SSEParser() if (faulter is not None or observe_original) else None
+        # Without a faulter the agent gets the upstream bytes unchanged, so the one parser of what
+        # the agent saw also describes the original: no second parser on unfaulted streams.
+        self.up = sse.SSEParser() if faulter is not None else None
         self.up_events: list[Any] = []
         self.seen = sse.SSEParser()
         self.seen_events: list[Any] = []
@@ -575,9 +600,9 @@ class StreamProcessor:
                 if self.faulter is None and call.state is not None:
                     call.state.previous_body = body
                 seen_view = self.wire.view(body)
-                call.response_attrs = annotate.response_attributes(seen_view, call.request_tools)
-                call.response_attrs.update(signals.argument_grounding(seen_view.tool_calls,
-                                                                      call.req.get("messages")))
+                call.response_attrs = annotate.response_attributes(seen_view, call.request_tools,
+                                                                   capture=call.capture)
+                call.response_attrs.update(call.grounding(seen_view.tool_calls))
                 attrs.update(call.response_attrs)
                 if self.faulter is None and call.rule is None:
                     call.span.set_attributes(annotate.original_attributes(seen_view, self.wire.digest(body)))

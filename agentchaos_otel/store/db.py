@@ -43,10 +43,15 @@ def default_path() -> str:
     return os.environ.get(DB_ENV) or DEFAULT_DB
 
 
+def is_busy(exc: Exception) -> bool:
+    """Whether a DuckDB error means another connection holds the file (worth retrying)."""
+    return _is_busy(exc)
+
+
 def _is_busy(exc: Exception) -> bool:
     text = str(exc)
     return ("Could not set lock" in text or "Conflicting lock" in text
-            or "different configuration" in text)
+            or "different configuration" in text or "Unique file handle conflict" in text)
 
 
 def _one_line(exc: Exception) -> str:
@@ -151,10 +156,19 @@ def connect(path: str | os.PathLike[str], read_only: bool = True, *,
             timeout_s: float = 5.0) -> duckdb.DuckDBPyConnection:
     """Open a trace store. Writers create or migrate it; readers get a checked, current layout.
 
+    A directory is a Parquet span dataset: readers get it as one in-memory store, writers (of
+    derived tables) get its ``derived.duckdb``.
+
     A reader that finds an older version migrates it through a short write connection first, so
     views always match this code; if that is impossible (read-only medium) it reads as is.
     """
     p = str(path)
+    if Path(p).is_dir():  # a hive-partitioned Parquet dataset (store/parquet.py)
+        from agentchaos_otel.store import parquet
+
+        if read_only:
+            return parquet.open_dataset(p)
+        p = str(Path(p) / parquet.DERIVED_DB)  # derived tables of a dataset live beside it
     if read_only:
         if not Path(p).exists():
             raise StoreError(f"{p}: no such trace store")

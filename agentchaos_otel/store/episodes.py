@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import threading
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import duckdb
 
+from agentchaos_otel.store.chunks import DEFAULT_CHUNK_SPANS, chunked_store
 from agentchaos_otel.store.db import StoreError, open_store
 from agentchaos_otel.store.model import EpisodeTrace, FaultLabel, StepRecord
 
@@ -29,37 +32,159 @@ def _parse(value: Any, default: Any) -> Any:
         return default
 
 
-def _episode_rows(conn: duckdb.DuckDBPyConnection, trace_ids: Sequence[str] | None,
-                  where: str | None) -> list[tuple[Any, ...]]:
-    sql = ("SELECT trace_id, span_id, task_id, condition, seed, success, attributes "
-           "FROM episodes WHERE TRUE")
-    params: list[Any] = []
-    if trace_ids is not None:
-        sql += " AND trace_id IN (SELECT unnest(?::VARCHAR[]))"
-        params.append(list(trace_ids))
-    if where:
-        sql += f" AND ({where})"
-    sql += " ORDER BY start_ns, trace_id, span_id"
-    return conn.execute(sql, params).fetchall()
+_EPISODE_SQL = ("SELECT trace_id, span_id, task_id, condition, seed, success, attributes, start_ns "
+                "FROM episodes WHERE TRUE")
+_STEP_SQL = ("SELECT trace_id, step, span_id, kind, name, start_ns, end_ns, status_code, error_type, "
+             "attributes, events FROM steps")
 
 
-def _step_rows(conn: duckdb.DuckDBPyConnection, trace_ids: list[str] | None) -> dict[str, list[StepRecord]]:
-    sql = ("SELECT trace_id, step, span_id, kind, name, start_ns, end_ns, status_code, error_type, "
-           "attributes, events FROM steps")
+def _episode_rows(conn: duckdb.DuckDBPyConnection, where: str | None) -> list[tuple[Any, ...]]:
+    sql = _EPISODE_SQL + (f" AND ({where})" if where else "")
+    return conn.execute(sql + " ORDER BY start_ns, trace_id, span_id").fetchall()
+
+
+def _step_tuples(conn: duckdb.DuckDBPyConnection, trace_ids: list[str] | None) -> list[tuple[Any, ...]]:
+    sql = _STEP_SQL
     params: list[Any] = []
     if trace_ids is not None:  # a hash semi-join; list_contains would scan the list per row
         sql += " WHERE trace_id IN (SELECT unnest(?::VARCHAR[]))"
         params.append(trace_ids)
-    rows = conn.execute(sql + " ORDER BY trace_id, step, start_ns, span_id", params).fetchall()
+    return conn.execute(sql + " ORDER BY trace_id, step, start_ns, span_id", params).fetchall()
+
+
+def _step_record(row: tuple[Any, ...]) -> StepRecord:
+    _, step, span_id, kind, name, start, end, status, err, attrs, events = row
+    return StepRecord(int(step), span_id, kind, name or "", int(start or 0), int(end or start or 0),
+                      status or "UNSET", err, _parse(attrs, {}), _parse(events, []))
+
+
+def _step_records(rows: list[tuple[Any, ...]]) -> dict[str, list[StepRecord]]:
+    """Rows of ``steps`` as records per trace; the loop every loaded step goes through."""
     out: dict[str, list[StepRecord]] = defaultdict(list)
-    for trace_id, step, span_id, kind, name, start, end, status, err, attrs, events in rows:
-        out[trace_id].append(StepRecord(
-            step=int(step), span_id=span_id, kind=kind, name=name or "",
-            start_ns=int(start or 0), end_ns=int(end or start or 0),
-            status_code=status or "UNSET", error_type=err,
-            attributes=_parse(attrs, {}), events=_parse(events, []),
-        ))
+    loads = json.loads
+    try:  # fast path: JSON columns arrive as text, numbers as ints
+        for trace_id, step, span_id, kind, name, start, end, status, err, attrs, events in rows:
+            start = start or 0
+            out[trace_id].append(StepRecord(
+                step, span_id, kind, name or "", start, end or start, status or "UNSET", err,
+                {} if attrs is None else loads(attrs), [] if events is None or events == "[]" else loads(events)))
+            if type(step) is not int or type(start) is not int:
+                raise TypeError
+    except (TypeError, ValueError):  # anything unusual: the careful per-value conversion
+        out = defaultdict(list)
+        for row in rows:
+            out[row[0]].append(_step_record(row))
     return out
+
+
+Fetched = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+def _fetch(conn: duckdb.DuckDBPyConnection, where: str | None) -> Fetched:
+    """The SQL half of a chunk: episode rows and step rows (DuckDB works outside the GIL here)."""
+    eps = _episode_rows(conn, where)
+    if not eps:
+        return eps, []
+    return eps, _step_tuples(conn, sorted({e[0] for e in eps}) if where else None)
+
+
+def _build(fetched: Fetched, blind: bool) -> list[tuple[tuple[Any, ...], EpisodeTrace]]:
+    """The Python half: (sort key, episode) for every episode of the chunk."""
+    eps, step_rows = fetched
+    steps = _step_records(step_rows)
+    out = []
+    for trace_id, span_id, task_id, condition, seed, success, attrs, start_ns in eps:
+        ep = EpisodeTrace(
+            trace_id=trace_id, task_id=task_id, steps=tuple(steps.get(trace_id, ())),
+            success=success, condition=condition, seed=None if seed is None else int(seed),
+            attributes=_parse(attrs, {}),
+        )
+        # The order of the old whole-store query: ORDER BY start_ns, trace_id, span_id (NULLS LAST).
+        key = (start_ns is None, start_ns or 0, trace_id, span_id is None, span_id or "")
+        out.append((key, ep.blind() if blind else ep))
+    return out
+
+
+def _error(path: str | os.PathLike[str], exc: duckdb.Error) -> StoreError:
+    return StoreError(f"{path}: cannot load episodes ({' '.join(str(exc).split())[:200]})")
+
+
+def _fetch_chunks(path: str | os.PathLike[str], trace_ids: Sequence[str] | None, where: str | None,
+                  chunk_spans: int, out: queue.Queue[Any], stop: threading.Event) -> None:
+    """Producer thread: run each chunk's SQL while the consumer builds the previous chunk."""
+    try:
+        with chunked_store(path) as store:
+            try:
+                store.plan(trace_ids=trace_ids, chunk_spans=chunk_spans)
+                numbers = store.chunks()
+                for number in numbers:
+                    if stop.is_set():
+                        return
+                    fetched = _fetch(store.load_chunk(number), where)
+                    if fetched[0]:
+                        out.put(fetched)
+            except duckdb.Error as exc:
+                raise _error(path, exc) from None
+    except BaseException as exc:  # handed to the consumer, raised there
+        out.put(exc)
+    finally:
+        out.put(_DONE)
+
+
+_DONE = object()
+
+
+def iter_keyed_chunks(path: str | os.PathLike[str], *, blind: bool, trace_ids: Sequence[str] | None,
+                      where: str | None, chunk_spans: int = DEFAULT_CHUNK_SPANS,
+                      ) -> Iterator[list[tuple[tuple[Any, ...], EpisodeTrace]]]:
+    """Chunks of (sort key, episode); sorting all pairs by key gives ``load_episodes``'s order.
+
+    A producer thread runs the next chunk's SQL while this one is turned into objects, so on a
+    machine with a spare core the DuckDB work is hidden behind the Python work.
+    """
+    q: queue.Queue[Any] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    worker = threading.Thread(target=_fetch_chunks, args=(path, trace_ids, where, chunk_spans, q, stop),
+                              name="agentchaos-episode-loader", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = q.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield _build(item, blind)
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting on a full queue
+            try:
+                q.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        worker.join()
+
+
+def iter_episode_chunks(path: str | os.PathLike[str], *, blind: bool = True,
+                        trace_ids: Sequence[str] | None = None, where: str | None = None,
+                        chunk_spans: int = DEFAULT_CHUNK_SPANS) -> Iterator[list[EpisodeTrace]]:
+    """Episodes in chunks of whole traces, so memory is bounded by a chunk, not by the store.
+
+    Chunks come in the order their traces were stored; inside a chunk episodes are in start
+    order. ``load_episodes`` gives the exact whole-store order when that matters.
+    """
+    for chunk in iter_keyed_chunks(path, blind=blind, trace_ids=trace_ids, where=where,
+                                   chunk_spans=chunk_spans):
+        yield [ep for _, ep in chunk]
+
+
+def iter_episodes(path: str | os.PathLike[str], *, blind: bool = True,
+                  trace_ids: Sequence[str] | None = None, where: str | None = None,
+                  chunk_spans: int = DEFAULT_CHUNK_SPANS) -> Iterator[EpisodeTrace]:
+    """Every episode, streamed chunk by chunk (see ``iter_episode_chunks`` for the order)."""
+    for chunk in iter_episode_chunks(path, blind=blind, trace_ids=trace_ids, where=where,
+                                     chunk_spans=chunk_spans):
+        yield from chunk
 
 
 def load_episodes(path: str | os.PathLike[str], *, blind: bool = True,
@@ -69,24 +194,13 @@ def load_episodes(path: str | os.PathLike[str], *, blind: bool = True,
     `where` is an SQL condition over the `episodes` view (e.g. ``condition = 'bursty'``). A trace
     without an agent root span (a foreign agent, or an episode whose root is not exported yet)
     becomes one episode with the task id its steps carry, usually None. A trace with several root
-    agent spans gives one episode per root, each with all steps of the trace.
+    agent spans gives one episode per root, each with all steps of the trace. `path` is a
+    traces.duckdb file or a directory of hive-partitioned Parquet (``store/parquet.py``).
     """
-    with open_store(path) as conn:
-        try:
-            eps = _episode_rows(conn, trace_ids, where)
-            wanted = None if trace_ids is None and not where else sorted({e[0] for e in eps})
-            steps = _step_rows(conn, wanted)
-        except duckdb.Error as exc:
-            raise StoreError(f"{path}: cannot load episodes ({' '.join(str(exc).split())[:200]})") from None
-    out = []
-    for trace_id, _span_id, task_id, condition, seed, success, attrs in eps:
-        ep = EpisodeTrace(
-            trace_id=trace_id, task_id=task_id, steps=tuple(steps.get(trace_id, ())),
-            success=success, condition=condition, seed=None if seed is None else int(seed),
-            attributes=_parse(attrs, {}),
-        )
-        out.append(ep.blind() if blind else ep)
-    return out
+    keyed = [item for chunk in iter_keyed_chunks(path, blind=blind, trace_ids=trace_ids, where=where,
+                                                 chunk_spans=DEFAULT_CHUNK_SPANS) for item in chunk]
+    keyed.sort(key=lambda kv: kv[0])
+    return [ep for _, ep in keyed]
 
 
 def load_ground_truth(path: str | os.PathLike[str]) -> dict[str, list[FaultLabel]]:

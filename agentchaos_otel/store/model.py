@@ -38,17 +38,21 @@ class StepRecord:
         return self.attributes.get(key, default)
 
     def blind(self) -> StepRecord:
-        if not any(A.is_ground_truth(k) for k in self.attributes) and not any(
-                str(e.get("name", "")).startswith(_GROUND_TRUTH_EVENTS) for e in self.events):
+        # Runs for every step of every episode a diagnoser or predictor reads: str.startswith
+        # over the prefix tuple inside comprehensions, no per-key Python function calls.
+        prefixes = A.GROUND_TRUTH_PREFIXES
+        attrs = {k: v for k, v in self.attributes.items() if not k.startswith(prefixes)}
+        if len(attrs) == len(self.attributes) and not (self.events and any(
+                str(e.get("name", "")).startswith(_GROUND_TRUTH_EVENTS) for e in self.events)):
             return self  # frozen and already blind: nothing to copy
-        attrs = {k: v for k, v in self.attributes.items() if not A.is_ground_truth(k)}
         events = [
             {**e, "attributes": {k: v for k, v in (e.get("attributes") or {}).items()
-                                 if not A.is_ground_truth(k)}}
+                                 if not k.startswith(prefixes)}}
             for e in self.events
             if not str(e.get("name", "")).startswith(_GROUND_TRUTH_EVENTS)
         ]
-        return replace(self, attributes=attrs, events=events)
+        return StepRecord(self.step, self.span_id, self.kind, self.name, self.start_ns, self.end_ns,
+                          self.status_code, self.error_type, attrs, events)
 
 
 @dataclass(frozen=True)

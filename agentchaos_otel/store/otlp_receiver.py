@@ -230,8 +230,10 @@ class OTLPReceiver:
     """
 
     def __init__(self, db: str | os.PathLike[str] | None = None, *, host: str = "127.0.0.1",
-                 port: int = 0) -> None:
-        self.exporter = DuckDBSpanExporter(db)
+                 port: int = 0, sink: Any = None) -> None:
+        # ``sink``: anything with export_rows(rows) -> SpanExportResult and shutdown(), e.g.
+        # store.parquet.ParquetSpanSink; default the DuckDB store at ``db``.
+        self.exporter = sink if sink is not None else DuckDBSpanExporter(db)
         self.received = 0
         self.lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"receiver": self})

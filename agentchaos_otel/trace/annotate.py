@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,9 +126,52 @@ def normalise_request(body: Any) -> dict[str, Any]:
     return out
 
 
-def request_attributes(provider: str, body: Any) -> dict[str, Any]:
-    """Attributes of a request body (raw or already normalised: normalising is idempotent)."""
-    req = normalise_request(body)
+class Conversation:
+    """One episode's conversation as far as its last request: digests and text kept per message.
+
+    An agent re-sends the whole conversation on every call, so digesting and case-folding it
+    from the start each time is quadratic in the episode's length. This keeps, per message of the
+    last request, the running digest and the case-folded text; the next request reuses the
+    longest prefix of messages equal to the last one (a C-level dict comparison) and only
+    digests and folds what is new. The digest is a chain over canonical per-message JSON, so the
+    same messages give the same digest whether computed incrementally or from scratch.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._messages: list[Any] = []
+        self._chain: list[str] = [""]
+        self._texts: list[str | None] = []
+
+    def update(self, messages: list[Any]) -> tuple[str, str]:
+        """(digest, case-folded text) of ``messages``, reusing the previous request's prefix."""
+        with self._lock:
+            prev, chain, texts = self._messages, self._chain, self._texts
+            p = 0
+            limit = min(len(prev), len(messages))
+            while p < limit and messages[p] == prev[p]:
+                p += 1
+            chain, texts = chain[:p + 1], texts[:p]
+            for m in messages[p:]:
+                chain.append(signals.digest(chain[-1] + signals.canonical_json(m)))
+                texts.append(signals.message_text([m]))
+            self._messages, self._chain, self._texts = list(messages), chain, texts
+        return chain[-1], "\n".join(t for t in texts if t is not None)
+
+
+def conversation_digest(messages: list[Any]) -> str:
+    """The request digest of ``messages`` computed from scratch (equal to ``Conversation``'s)."""
+    return Conversation().update(messages)[0]
+
+
+def request_attributes(provider: str, body: Any, *, normalised: bool = False,
+                       conversation: Conversation | None = None, capture: bool | None = None) -> dict[str, Any]:
+    """Attributes of a request body (raw, or already normalised with ``normalised=True``).
+
+    ``conversation`` carries the episode's digests forward; ``capture`` is the content-capture
+    setting read once for the call (read here when not given).
+    """
+    req = body if normalised else normalise_request(body)
     messages = req.get("messages", [])
     attrs: dict[str, Any] = {
         A.GEN_AI_OPERATION_NAME: A.OP_CHAT,
@@ -144,8 +188,8 @@ def request_attributes(provider: str, body: Any) -> dict[str, Any]:
         attrs[A.GEN_AI_REQUEST_TEMPERATURE] = req["temperature"]
     attrs.update(signals.request_format_signals(req))
     try:
-        attrs[A.REQUEST_DIGEST] = signals.canonical_json_digest(messages)
-        if content_capture_enabled():
+        attrs[A.REQUEST_DIGEST] = (conversation or Conversation()).update(messages)[0]
+        if content_capture_enabled() if capture is None else capture:
             inputs, instructions = genai_messages.input_messages(provider, req)
             attrs[A.GEN_AI_INPUT_MESSAGES] = json.dumps(inputs, ensure_ascii=False)
             if instructions:
@@ -188,8 +232,9 @@ def entropy_attributes(tokens: list[dict[str, Any]] | None) -> dict[str, Any]:
     }
 
 
-def response_attributes(v: ResponseView, request_tools: list[dict[str, Any]] | None) -> dict[str, Any]:
-    """Attributes describing what the agent received."""
+def response_attributes(v: ResponseView, request_tools: list[dict[str, Any]] | None, *,
+                        capture: bool | None = None) -> dict[str, Any]:
+    """Attributes describing what the agent received (``capture``: as for ``request_attributes``)."""
     attrs: dict[str, Any] = {}
     if v.response_id:
         attrs[A.GEN_AI_RESPONSE_ID] = str(v.response_id)
@@ -206,7 +251,7 @@ def response_attributes(v: ResponseView, request_tools: list[dict[str, Any]] | N
         [(c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments")]
         for c in v.tool_calls]})
     attrs.update(entropy_attributes(v.logprobs))
-    if content_capture_enabled():
+    if content_capture_enabled() if capture is None else capture:
         message = genai_messages.output_message(v.text, v.tool_calls, v.finish_reasons)
         attrs[A.GEN_AI_OUTPUT_MESSAGES] = json.dumps([message], ensure_ascii=False)
     return attrs

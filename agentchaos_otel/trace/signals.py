@@ -24,8 +24,12 @@ def digest(data: str | bytes | None) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json_digest(value: Any) -> str:
-    return digest(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+    return digest(canonical_json(value))
 
 
 # Forms that are specific enough to count anywhere in the first 2,000 characters.
@@ -584,7 +588,20 @@ def _string_leaves(value: Any, out: list[str], budget: list[int]) -> None:
             _string_leaves(v, out, budget)
 
 
+def message_text(messages: list[Any]) -> str | None:
+    """The case-folded text of messages as argument grounding searches it; None without any part.
+
+    Joining the non-None texts of single messages with newlines gives the text of all of them.
+    """
+    parts = _message_parts(messages)
+    return "\n".join(parts).casefold() if parts else None
+
+
 def _message_text(messages: list[Any]) -> str:
+    return "\n".join(_message_parts(messages)).casefold()
+
+
+def _message_parts(messages: list[Any]) -> list[str]:
     parts: list[str] = []
     for m in messages:
         if not isinstance(m, dict):
@@ -597,14 +614,16 @@ def _message_text(messages: list[Any]) -> str:
         for call in m.get("tool_calls") or []:
             if isinstance(call, dict):
                 parts.append(str((call.get("function") or {}).get("arguments", "")))
-    return "\n".join(parts).casefold()
+    return parts
 
 
-def argument_grounding(tool_calls: list[dict[str, Any]], messages: list[Any] | None) -> dict[str, Any]:
+def argument_grounding(tool_calls: list[dict[str, Any]], messages: list[Any] | None, *,
+                       text: str | None = None) -> dict[str, Any]:
     """Count string argument values (3+ characters) that the conversation never mentioned.
 
     Computed from the request the model answered, so it needs no content capture: only the counts
-    are kept. A model inventing an entity (or a proxy substituting one) shows up here.
+    are kept. A model inventing an entity (or a proxy substituting one) shows up here. ``text``:
+    the messages' case-folded text when already known (``annotate.Conversation``).
     """
     if not tool_calls or not messages:
         return {}
@@ -619,7 +638,8 @@ def argument_grounding(tool_calls: list[dict[str, Any]], messages: list[Any] | N
     values = [v.strip() for v in values if len(v.strip()) >= 3]
     if not values:
         return {A.RESPONSE_TOOL_ARGS_STRINGS: 0, A.RESPONSE_TOOL_ARGS_UNGROUNDED: 0}
-    text = _message_text(messages)
+    if text is None:
+        text = _message_text(messages)
     ungrounded = sum(1 for v in values if v.casefold() not in text)
     return {A.RESPONSE_TOOL_ARGS_STRINGS: len(values), A.RESPONSE_TOOL_ARGS_UNGROUNDED: ungrounded}
 
