@@ -27,6 +27,8 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from agentchaos_otel import attributes as A
 from agentchaos_otel.store import schema
 from agentchaos_otel.store.db import StoreError, bulk_execute, connect, default_path
+from agentchaos_otel.store.memory import MemoryHold
+from agentchaos_otel.store.repair import repair_rows
 from agentchaos_otel.store.spool import Spool
 
 logger = logging.getLogger(__name__)
@@ -126,38 +128,55 @@ def insert_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any
         bulk_execute(conn, _INSERT_SQL, schema.SPAN_COLUMNS, list(unique.values()))
 
 
+# Errors that mean "the database refuses these values", as opposed to "the database is unavailable".
 _DATA_ERRORS = (duckdb.ConstraintException, duckdb.ConversionException, duckdb.InvalidInputException,
-                duckdb.TypeMismatchException)
+                duckdb.TypeMismatchException, UnicodeError, OverflowError)
+
+
+def insert_or_split(conn: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]],
+                    reasons: list[str] | None = None) -> list[Mapping[str, Any]]:
+    """Insert rows; returns the rows the database refused, each isolated by halving the batch.
+
+    One statement is atomic, so a refused row would take its whole batch with it; splitting the
+    refused part in two until single rows remain costs about log2(n) statements per bad row and
+    stores every other row. Errors that are not about the data propagate unchanged.
+    """
+    if not rows:
+        return []
+    try:
+        insert_rows(conn, rows)
+        return []
+    except _DATA_ERRORS as exc:
+        if len(rows) == 1:
+            if reasons is not None:
+                reasons.append(" ".join(str(exc).split())[:200])
+            return [rows[0]]
+    mid = len(rows) // 2
+    return insert_or_split(conn, rows[:mid], reasons) + insert_or_split(conn, rows[mid:], reasons)
 
 
 def write_span_rows(path: str, rows: Sequence[Mapping[str, Any]], spool: Spool, *,
                     timeout_s: float) -> int:
     """Write rows, loading any spool first; returns how many spooled rows were loaded.
 
-    Raises StoreError when the database cannot take the batch (caller spools it).
+    Rows the database refuses go to the spool's rejected file alone; every other row, spooled or
+    new, is stored. Raises StoreError when the database cannot take the batch (caller spools it).
     """
     conn = connect(path, read_only=False, timeout_s=timeout_s)
     try:
-        try:
-            with spool.claim() as spooled:
-                insert_rows(conn, [*spooled, *rows])
-                return len(spooled)
-        except duckdb.Error as exc:
-            # A spooled row the database refuses must not block every later batch: set the spool
-            # aside when the data is at fault, and write this batch alone.
-            reason = " ".join(str(exc).split())[:200]
-            if isinstance(exc, _DATA_ERRORS):
-                n = spool.reject_all()
-                logger.error("%s: %d spooled spans refused by the database (%s); moved to %s", path, n,
-                             reason, spool.rejected_path)
-            else:
-                logger.error("%s: could not load spool %s (%s); writing the new batch alone", path,
-                             spool.path, reason)
+        with spool.claim() as spooled:
+            batch = [*repair_rows(spooled), *rows] if spooled else rows
+            reasons: list[str] = []
             try:
-                insert_rows(conn, rows)
-            except duckdb.Error as exc2:
-                raise StoreError(f"{path}: insert failed ({' '.join(str(exc2).split())[:200]})") from None
-            return 0
+                refused = insert_or_split(conn, batch, reasons)
+            except duckdb.Error as exc:
+                raise StoreError(f"{path}: insert failed ({' '.join(str(exc).split())[:200]})") from None
+            if refused:
+                spool.reject([dict(r) for r in refused])
+                logger.error("%s: %d span(s) refused by the database (%s); moved to %s, the other %d stored",
+                             path, len(refused), reasons[0] if reasons else "?", spool.rejected_path,
+                             len(batch) - len(refused))
+            return len(spooled)
     finally:
         conn.close()
 
@@ -176,6 +195,7 @@ class DuckDBSpanExporter(SpanExporter):
         self.spool = Spool(self.path)
         self._failing = False
         self._shutdown = False
+        self._memory = MemoryHold(self.path, log=logger)  # rows kept while neither database nor spool is writable
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         if self._shutdown:
@@ -193,25 +213,31 @@ class DuckDBSpanExporter(SpanExporter):
             return self._write_or_spool(rows)
 
     def _write_or_spool(self, rows: list[dict[str, Any]]) -> SpanExportResult:
+        rows = repair_rows(rows)  # the one point where rows become storable (store/repair.py)
+        held = self._memory.take()
+        pending = [*held, *rows] if held else rows
         try:
-            loaded = write_span_rows(self.path, rows, self.spool, timeout_s=self.lock_timeout_s)
+            loaded = write_span_rows(self.path, pending, self.spool, timeout_s=self.lock_timeout_s)
         except Exception as exc:  # whatever went wrong, the spans go to the spool
             if not isinstance(exc, (StoreError, OSError)):
                 exc = StoreError(f"{self.path}: unexpected {type(exc).__name__}: {exc}")
-            if not rows:
+            if not pending:
                 return SpanExportResult.SUCCESS
             try:
-                self.spool.append(rows)
+                self.spool.append(pending)
             except OSError as spool_exc:
-                logger.error("%s; spool %s not writable either (%s): %d spans lost", exc,
-                             self.spool.path, spool_exc, len(rows))
-                return SpanExportResult.FAILURE
+                return self._memory.hold(pending, f"{exc}; spool {self.spool.path} not writable either "
+                                                  f"({spool_exc})")
+            if held:
+                self._memory.released(len(held), "spool")
             if not self._failing:
                 logger.error("%s; spooling spans to %s until it is writable", exc, self.spool.path)
                 self._failing = True
             else:
-                logger.debug("%s; spooled %d more spans", exc, len(rows))
+                logger.debug("%s; spooled %d more spans", exc, len(pending))
             return SpanExportResult.SUCCESS
+        if held:
+            self._memory.released(len(held), "database")
         if loaded:
             logger.warning("%s: loaded %d spooled spans from %s", self.path, loaded, self.spool.path)
         self._failing = False
@@ -220,10 +246,10 @@ class DuckDBSpanExporter(SpanExporter):
     def drain_spool(self) -> bool:
         """Try to move spooled spans into the database; True when no spool remains."""
         with _lock_for(self.path):
-            if not self.spool.exists():
+            if not self.spool.exists() and not self._memory:
                 return True
             self._write_or_spool([])
-            return not self.spool.exists()
+            return not self.spool.exists() and not self._memory
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         # Nothing is buffered here (the span processor buffers); spooled spans are durable, so
@@ -235,6 +261,10 @@ class DuckDBSpanExporter(SpanExporter):
         if self._shutdown:
             return
         if not self.drain_spool():
-            logger.error("%s: still unavailable at shutdown; spans remain in %s", self.path,
-                         self.spool.path)
+            if self._memory:
+                logger.error("%s: still unavailable at shutdown; %d spans held in memory are lost",
+                             self.path, len(self._memory))
+            if self.spool.exists():
+                logger.error("%s: still unavailable at shutdown; spans remain in %s", self.path,
+                             self.spool.path)
         self._shutdown = True
