@@ -18,6 +18,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
@@ -156,7 +157,7 @@ def insert_or_split(conn: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str,
 
 
 def write_span_rows(path: str, rows: Sequence[Mapping[str, Any]], spool: Spool, *,
-                    timeout_s: float) -> int:
+                    timeout_s: float, refused_out: list[dict[str, Any]] | None = None) -> int:
     """Write rows, loading any spool first; returns how many spooled rows were loaded.
 
     Rows the database refuses go to the spool's rejected file alone; every other row, spooled or
@@ -173,12 +174,27 @@ def write_span_rows(path: str, rows: Sequence[Mapping[str, Any]], spool: Spool, 
                 raise StoreError(f"{path}: insert failed ({' '.join(str(exc).split())[:200]})") from None
             if refused:
                 spool.reject([dict(r) for r in refused])
+                if refused_out is not None:
+                    refused_out.extend(dict(r) for r in refused)
                 logger.error("%s: %d span(s) refused by the database (%s); moved to %s, the other %d stored",
                              path, len(refused), reasons[0] if reasons else "?", spool.rejected_path,
                              len(batch) - len(refused))
             return len(spooled)
     finally:
         conn.close()
+
+
+@dataclass
+class WriteOutcome:
+    """Where a batch ended up: ``database`` and ``spool`` are durable, ``memory`` is not (disk full)."""
+
+    result: SpanExportResult
+    where: str  # "database" | "spool" | "memory" | "lost"
+    refused: list[dict[str, Any]] = field(default_factory=list)  # in the rejected file, not stored
+
+    @property
+    def durable(self) -> bool:
+        return self.where in ("database", "spool")
 
 
 class DuckDBSpanExporter(SpanExporter):
@@ -206,28 +222,35 @@ class DuckDBSpanExporter(SpanExporter):
 
     def export_rows(self, rows: list[dict[str, Any]]) -> SpanExportResult:
         """Store rows already in `spans` layout (the OTLP receiver converts wire spans to these)."""
+        return self.store_rows(rows).result
+
+    def store_rows(self, rows: list[dict[str, Any]]) -> WriteOutcome:
+        """``export_rows`` that also says where the rows went and which the database refused."""
         if self._shutdown:
             logger.error("%s: export after shutdown, %d spans not written", self.path, len(rows))
-            return SpanExportResult.FAILURE
+            return WriteOutcome(SpanExportResult.FAILURE, "lost")
         with _lock_for(self.path):
             return self._write_or_spool(rows)
 
-    def _write_or_spool(self, rows: list[dict[str, Any]]) -> SpanExportResult:
+    def _write_or_spool(self, rows: list[dict[str, Any]]) -> WriteOutcome:
         rows = repair_rows(rows)  # the one point where rows become storable (store/repair.py)
         held = self._memory.take()
         pending = [*held, *rows] if held else rows
+        refused: list[dict[str, Any]] = []
         try:
-            loaded = write_span_rows(self.path, pending, self.spool, timeout_s=self.lock_timeout_s)
+            loaded = write_span_rows(self.path, pending, self.spool, timeout_s=self.lock_timeout_s,
+                                     refused_out=refused)
         except Exception as exc:  # whatever went wrong, the spans go to the spool
             if not isinstance(exc, (StoreError, OSError)):
                 exc = StoreError(f"{self.path}: unexpected {type(exc).__name__}: {exc}")
             if not pending:
-                return SpanExportResult.SUCCESS
+                return WriteOutcome(SpanExportResult.SUCCESS, "database")
             try:
                 self.spool.append(pending)
             except OSError as spool_exc:
-                return self._memory.hold(pending, f"{exc}; spool {self.spool.path} not writable either "
-                                                  f"({spool_exc})")
+                result = self._memory.hold(pending, f"{exc}; spool {self.spool.path} not writable either "
+                                                    f"({spool_exc})")
+                return WriteOutcome(result, "memory" if result == SpanExportResult.SUCCESS else "lost")
             if held:
                 self._memory.released(len(held), "spool")
             if not self._failing:
@@ -235,13 +258,13 @@ class DuckDBSpanExporter(SpanExporter):
                 self._failing = True
             else:
                 logger.debug("%s; spooled %d more spans", exc, len(pending))
-            return SpanExportResult.SUCCESS
+            return WriteOutcome(SpanExportResult.SUCCESS, "spool")
         if held:
             self._memory.released(len(held), "database")
         if loaded:
             logger.warning("%s: loaded %d spooled spans from %s", self.path, loaded, self.spool.path)
         self._failing = False
-        return SpanExportResult.SUCCESS
+        return WriteOutcome(SpanExportResult.SUCCESS, "database", refused)
 
     def drain_spool(self) -> bool:
         """Try to move spooled spans into the database; True when no spool remains."""

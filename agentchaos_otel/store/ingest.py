@@ -1,0 +1,145 @@
+"""A bounded queue between request handlers and the one thread that writes the trace store.
+
+DuckDB admits one writer, and a connection per request would spend most of its time opening the
+file, so handlers (the OTLP/HTTP receiver, or any other front end such as a gRPC service) hand
+parsed rows to ``IngestQueue.store`` and one writer thread coalesces whatever is waiting into a
+single write. The handler waits until its rows are in the database or its spool file (both on
+disk), so an answer of success always means stored. The queue is bounded: when it is full,
+``store`` raises ``QueueFull`` at once and the front end answers with a retryable status (OTLP's
+503 with Retry-After) instead of letting memory grow with the load.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentchaos_otel.store.exporter import DuckDBSpanExporter, WriteOutcome
+
+logger = logging.getLogger(__name__)
+
+QUEUE_ENV = "AGENTCHAOS_RECEIVER_QUEUE"
+DEFAULT_QUEUE = 64  # requests waiting for the writer; each holds at most one request's rows
+MAX_BATCH_ROWS = 20_000  # rows coalesced into one write
+
+
+class QueueFull(Exception):
+    """The writer is behind: the caller should answer "retry later" (and not lose anything)."""
+
+
+def queue_size_from_env() -> int:
+    raw = os.environ.get(QUEUE_ENV, "")
+    try:
+        return max(1, int(raw)) if raw.strip() else DEFAULT_QUEUE
+    except ValueError:
+        logger.warning("%s=%r is not an integer; using %d", QUEUE_ENV, raw, DEFAULT_QUEUE)
+        return DEFAULT_QUEUE
+
+
+@dataclass
+class StoreResult:
+    """What happened to one request's rows."""
+
+    stored: int  # rows now in the database or the spool
+    refused: int  # rows the database refused (kept in the rejected file)
+    durable: bool  # False: held in memory only (disk full) or lost, so the caller must not say OK
+    message: str = ""
+
+
+@dataclass
+class _Ticket:
+    rows: list[dict[str, Any]]
+    done: threading.Event = field(default_factory=threading.Event)
+    result: StoreResult | None = None
+
+
+class IngestQueue:
+    """``store(rows)`` from any number of threads; one writer thread writes through ``exporter``."""
+
+    def __init__(self, exporter: DuckDBSpanExporter, max_pending: int | None = None) -> None:
+        self.exporter = exporter
+        self.max_pending = max_pending if max_pending is not None else queue_size_from_env()
+        self._queue: queue.Queue[_Ticket | None] = queue.Queue(maxsize=self.max_pending)
+        self._thread = threading.Thread(target=self._run, name="agentchaos-store-writer", daemon=True)
+        self._stopped = False
+        self._thread.start()
+
+    def full(self) -> bool:
+        """Whether ``store`` would raise QueueFull now (checked before parsing a request)."""
+        return self._queue.full()
+
+    def store(self, rows: list[dict[str, Any]], timeout_s: float | None = None) -> StoreResult:
+        """Write rows durably and wait for it; raises QueueFull when the writer is behind."""
+        if not rows:
+            return StoreResult(0, 0, True)
+        if self._stopped:
+            raise QueueFull("the store writer has stopped")
+        ticket = _Ticket(rows)
+        try:
+            self._queue.put_nowait(ticket)
+        except queue.Full:
+            raise QueueFull(f"{self.max_pending} requests already wait for the store writer") from None
+        if not ticket.done.wait(timeout_s):
+            # Still queued or being written: the rows may yet be stored, but the caller must not
+            # claim so; a retry is harmless because stored spans are deduplicated by id.
+            return StoreResult(0, 0, False, "the store writer did not finish in time")
+        assert ticket.result is not None
+        return ticket.result
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            n = len(first.rows)
+            stop = False
+            while n < MAX_BATCH_ROWS:
+                try:
+                    t = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if t is None:
+                    stop = True
+                    break
+                batch.append(t)
+                n += len(t.rows)
+            self._write(batch)
+            if stop:
+                return
+
+    def _write(self, batch: list[_Ticket]) -> None:
+        rows = [r for t in batch for r in t.rows]
+        try:
+            outcome = self.exporter.store_rows(rows)
+        except Exception as exc:  # never leave a handler waiting forever
+            logger.exception("store writer: unexpected error")
+            outcome = None
+            message = f"{type(exc).__name__}: {exc}"
+        for t in batch:
+            t.result = self._result(t, outcome) if outcome is not None else StoreResult(0, 0, False, message)
+            t.done.set()
+
+    @staticmethod
+    def _result(ticket: _Ticket, outcome: WriteOutcome) -> StoreResult:
+        if not outcome.durable:
+            where = "held in memory (disk full)" if outcome.where == "memory" else "not stored"
+            return StoreResult(0, 0, False, f"spans {where}; retry later")
+        if not outcome.refused:
+            return StoreResult(len(ticket.rows), 0, True)
+        refused_keys = {(r.get("trace_id"), r.get("span_id")) for r in outcome.refused}
+        mine = sum(1 for r in ticket.rows if (r.get("trace_id"), r.get("span_id")) in refused_keys)
+        return StoreResult(len(ticket.rows) - mine, mine, True,
+                           f"{mine} span(s) refused by the database" if mine else "")
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """Write everything queued, then end the writer thread."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._queue.put(None)
+        self._thread.join(timeout_s)
