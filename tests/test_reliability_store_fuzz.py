@@ -147,10 +147,11 @@ def _pb_value(draw: st.DrawFn, depth: int = 0) -> AnyValue:
         return AnyValue(double_value=draw(st.floats()))
     if kind == 3:
         return AnyValue(bytes_value=draw(st.binary(max_size=8)))
+    n = draw(st.integers(0, 2))
     if kind == 4:
-        return AnyValue(array_value=ArrayValue(values=[_pb_value(draw, depth + 1) for _ in range(draw(st.integers(0, 2)))]))
-    return AnyValue(kvlist_value=KeyValueList(values=[KeyValue(key=draw(st.text(max_size=5)), value=_pb_value(draw, depth + 1))
-                                                      for _ in range(draw(st.integers(0, 2)))]))
+        return AnyValue(array_value=ArrayValue(values=[_pb_value(draw, depth + 1) for _ in range(n)]))
+    kvs = [KeyValue(key=draw(st.text(max_size=5)), value=_pb_value(draw, depth + 1)) for _ in range(n)]
+    return AnyValue(kvlist_value=KeyValueList(values=kvs))
 
 
 @fuzz(40)
