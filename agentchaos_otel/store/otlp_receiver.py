@@ -409,6 +409,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._reply(200, resp.SerializeToString(), "application/x-protobuf")
 
 
+class _Server(ThreadingHTTPServer):
+    # the stdlib backlog of 5 resets connections when a few dozen exporters connect at once
+    request_queue_size = 256
+
+
 class OTLPReceiver:
     """`with OTLPReceiver("traces.duckdb") as r:` then export OTLP/HTTP to `r.endpoint`.
 
@@ -429,7 +434,7 @@ class OTLPReceiver:
         self.answers: dict[str, int] = {}  # requests refused ("refused") or deferred ("busy")
         self.lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"receiver": self})
-        self._server = ThreadingHTTPServer((host, port), handler)
+        self._server = _Server((host, port), handler)
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 
