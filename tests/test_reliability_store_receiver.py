@@ -142,7 +142,10 @@ def test_full_queue_answers_503_with_retry_after_and_loses_nothing(tmp_path: Pat
     with OTLPReceiver(db, queue_size=1) as receiver:
         real = receiver.exporter.store_rows
 
+        writing = threading.Event()
+
         def slow(rows: list[dict[str, Any]]) -> WriteOutcome:
+            writing.set()
             release.wait(10)  # a writer held up (a slow disk, a lock held elsewhere)
             return real(rows)
 
@@ -154,9 +157,8 @@ def test_full_queue_answers_503_with_retry_after_and_loses_nothing(tmp_path: Pat
 
         first = threading.Thread(target=send, args=("first", 0x41))
         first.start()
+        assert writing.wait(5)  # the writer has taken the first request and blocks in it
         deadline = time.monotonic() + 5
-        while receiver.ingest._queue.qsize() and time.monotonic() < deadline:
-            time.sleep(0.01)  # the writer has taken the first request and blocks in it
         second = threading.Thread(target=send, args=("second", 0x42))
         second.start()
         while not receiver.ingest.full() and time.monotonic() < deadline:
