@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+from pathlib import Path
 from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -77,10 +78,30 @@ def post_head(path: str, ctype: str, length: str | None, extra: str = "") -> byt
 
 
 def stored_ids(db: Any, trace_prefix: str = "") -> set[tuple[str, str]]:
-    with open_store(db) as conn:
-        rows = conn.execute("SELECT trace_id, span_id FROM spans WHERE starts_with(trace_id, ?)",
-                            [trace_prefix]).fetchall()
-    return {(r[0], r[1]) for r in rows}
+    """(trace, span) ids on disk: in the database, or in its spool waiting to be loaded.
+
+    The spool is read first: a row only ever moves from the spool into the database, so one read
+    after the other cannot miss it.
+    """
+    ids: set[tuple[str, str]] = set()
+    spool = Path(str(db) + ".spool.jsonl")
+    try:
+        lines = spool.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        lines = []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # a line being appended right now (another request's)
+        if str(row["trace_id"]).startswith(trace_prefix):
+            ids.add((row["trace_id"], row["span_id"]))
+    if Path(db).exists():
+        with open_store(db) as conn:
+            rows = conn.execute("SELECT trace_id, span_id FROM spans WHERE starts_with(trace_id, ?)",
+                                [trace_prefix]).fetchall()
+        ids |= {(r[0], r[1]) for r in rows}
+    return ids
 
 
 def body_of(obj: Any) -> bytes:

@@ -103,7 +103,7 @@ def check(receiver: tuple[OTLPReceiver, Path, httpx.Client], prefix: str, body: 
     r, db, client = receiver
     resp = client.post(r.endpoint, content=body, headers={"Content-Type": ctype})
     assert resp.status_code in ANSWERS, resp.text
-    stored = stored_ids(db, prefix) if db.exists() else set()
+    stored = stored_ids(db, prefix)
     if resp.status_code != 200:
         assert stored == set()
         return

@@ -18,7 +18,6 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from agentchaos_otel import attributes as A
 from agentchaos_otel.store import otlp_receiver
 from agentchaos_otel.store.db import open_store
-from agentchaos_otel.store.exporter import WriteOutcome
 from agentchaos_otel.store.otlp_receiver import OTLPReceiver
 from agentchaos_otel.store.spool import Spool
 from tests.otlp_builders import PB, body_of, json_request, json_span, pb_request, post_head, raw_http, stored_ids
@@ -140,16 +139,15 @@ def test_full_queue_answers_503_with_retry_after_and_loses_nothing(tmp_path: Pat
     release = threading.Event()
     results: dict[str, int] = {}
     with OTLPReceiver(db, queue_size=1) as receiver:
-        real = receiver.exporter.store_rows
-
+        real = receiver.exporter.spool.append
         writing = threading.Event()
 
-        def slow(rows: list[dict[str, Any]]) -> WriteOutcome:
+        def slow(rows: list[dict[str, Any]]) -> None:
             writing.set()
-            release.wait(10)  # a writer held up (a slow disk, a lock held elsewhere)
-            return real(rows)
+            release.wait(10)  # a writer held up (a slow disk)
+            real(rows)
 
-        receiver.exporter.store_rows = slow  # type: ignore[method-assign]
+        receiver.exporter.spool.append = slow  # type: ignore[method-assign]
 
         def send(name: str, byte: int) -> None:
             results[name] = httpx.post(receiver.endpoint, content=pb_request(4, trace_byte=byte), headers=PB,

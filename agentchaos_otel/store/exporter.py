@@ -211,6 +211,7 @@ class DuckDBSpanExporter(SpanExporter):
         self.spool = Spool(self.path)
         self._failing = False
         self._shutdown = False
+        self._journal = False
         self._memory = MemoryHold(self.path, log=logger)  # rows kept while neither database nor spool is writable
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
@@ -262,13 +263,20 @@ class DuckDBSpanExporter(SpanExporter):
         if held:
             self._memory.released(len(held), "database")
         if loaded:
-            logger.warning("%s: loaded %d spooled spans from %s", self.path, loaded, self.spool.path)
+            # a journal load (the OTLP receiver spools first, by design) is routine, not news
+            logger.log(logging.DEBUG if self._journal else logging.WARNING, "%s: loaded %d spooled spans from %s",
+                       self.path, loaded, self.spool.path)
         self._failing = False
         return WriteOutcome(SpanExportResult.SUCCESS, "database", refused)
 
-    def drain_spool(self) -> bool:
-        """Try to move spooled spans into the database; True when no spool remains."""
+    def drain_spool(self, *, journal: bool = False) -> bool:
+        """Try to move spooled spans into the database; True when no spool remains.
+
+        ``journal``: the spool is used as a write-ahead journal (the receiver), so loading it is
+        routine and logged at debug level.
+        """
         with _lock_for(self.path):
+            self._journal = journal
             if not self.spool.exists() and not self._memory:
                 return True
             self._write_or_spool([])

@@ -1,12 +1,16 @@
 """A bounded queue between request handlers and the one thread that writes the trace store.
 
-DuckDB admits one writer, and a connection per request would spend most of its time opening the
-file, so handlers (the OTLP/HTTP receiver, or any other front end such as a gRPC service) hand
-parsed rows to ``IngestQueue.store`` and one writer thread coalesces whatever is waiting into a
-single write. The handler waits until its rows are in the database or its spool file (both on
-disk), so an answer of success always means stored. The queue is bounded: when it is full,
-``store`` raises ``QueueFull`` at once and the front end answers with a retryable status (OTLP's
-503 with Retry-After) instead of letting memory grow with the load.
+DuckDB admits one writer, and opening the file costs about as much as inserting a few thousand
+rows, so handlers (the OTLP/HTTP receiver, or any other front end such as a gRPC service) hand
+parsed rows to ``IngestQueue.store`` and one writer thread takes whatever is waiting at once. It
+first journals the rows to the store's spool (one fsynced append; the same spool every writer
+loads), then answers, then loads the spool into DuckDB in large batches: when the queue goes
+idle, and at least every ``LOAD_INTERVAL_S`` under load. An answer of success therefore always
+means on disk, and ``traces summary`` counts the spans still in the spool. When the spool cannot
+be written (disk full), rows go straight through the exporter, whose answer says whether they are
+durable. The queue is bounded: when it is full, ``store`` raises ``QueueFull`` at once and the
+front end answers with a retryable status (OTLP's 503 with Retry-After) instead of letting memory
+grow with the load.
 """
 
 from __future__ import annotations
@@ -15,8 +19,11 @@ import logging
 import os
 import queue
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from opentelemetry.sdk.trace.export import SpanExportResult
 
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, WriteOutcome
 
@@ -24,7 +31,10 @@ logger = logging.getLogger(__name__)
 
 QUEUE_ENV = "AGENTCHAOS_RECEIVER_QUEUE"
 DEFAULT_QUEUE = 64  # requests waiting for the writer; each holds at most one request's rows
-MAX_BATCH_ROWS = 20_000  # rows coalesced into one write
+MAX_BATCH_ROWS = 20_000  # rows journaled in one append
+LOAD_INTERVAL_S = 0.5  # longest time journaled rows wait for the database while requests keep coming
+LOAD_ROWS = 100_000  # ... or this many rows
+IDLE_S = 0.05  # no request for this long: load now
 
 
 class QueueFull(Exception):
@@ -91,9 +101,17 @@ class IngestQueue:
         return ticket.result
 
     def _run(self) -> None:
+        self._pending = 0  # rows journaled, not yet loaded into the database
+        self._last_load = time.monotonic()
+        self._load_failing = False
         while True:
-            first = self._queue.get()
+            try:
+                first = self._queue.get(timeout=IDLE_S if self._pending else None)
+            except queue.Empty:
+                self._load()
+                continue
             if first is None:
+                self._load()
                 return
             batch = [first]
             n = len(first.rows)
@@ -110,19 +128,51 @@ class IngestQueue:
                 n += len(t.rows)
             self._write(batch)
             if stop:
+                self._load()
                 return
+            if self._pending and (self._pending >= LOAD_ROWS
+                                  or time.monotonic() - self._last_load >= LOAD_INTERVAL_S):
+                self._load()
 
     def _write(self, batch: list[_Ticket]) -> None:
         rows = [r for t in batch for r in t.rows]
+        outcome: WriteOutcome | None = None
+        message = ""
         try:
-            outcome = self.exporter.store_rows(rows)
-        except Exception as exc:  # never leave a handler waiting forever
-            logger.exception("store writer: unexpected error")
-            outcome = None
-            message = f"{type(exc).__name__}: {exc}"
+            self.exporter.spool.append(rows)  # the journal: durable before anyone is answered
+            outcome = WriteOutcome(SpanExportResult.SUCCESS, "spool")
+            self._pending += len(rows)
+        except OSError as exc:
+            logger.debug("store writer: journal not writable (%s); writing directly", exc)
+        if outcome is None:
+            try:
+                outcome = self.exporter.store_rows(rows)
+            except Exception as exc:  # never leave a handler waiting forever
+                logger.exception("store writer: unexpected error")
+                message = f"{type(exc).__name__}: {exc}"
         for t in batch:
             t.result = self._result(t, outcome) if outcome is not None else StoreResult(0, 0, False, message)
             t.done.set()
+
+    def _load(self) -> None:
+        """Move journaled rows into the database; they stay in the spool (durable) if it is unavailable."""
+        if not self._pending:
+            return
+        self._last_load = time.monotonic()
+        try:
+            loaded = self.exporter.drain_spool(journal=True)
+        except Exception:
+            logger.exception("store writer: loading the journal failed")
+            loaded = False
+        if loaded:
+            self._pending = 0
+            if self._load_failing:
+                logger.warning("%s: journaled spans loaded into the database again", self.exporter.path)
+            self._load_failing = False
+        elif not self._load_failing:
+            logger.error("%s: database unavailable; received spans are kept in %s until it is",
+                         self.exporter.path, self.exporter.spool.path)
+            self._load_failing = True
 
     @staticmethod
     def _result(ticket: _Ticket, outcome: WriteOutcome) -> StoreResult:

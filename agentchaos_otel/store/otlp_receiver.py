@@ -37,7 +37,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.codecs import TooLarge, UnsupportedEncoding, bounded_decompress
-from agentchaos_otel.store.exporter import DuckDBSpanExporter, clean_attributes, dumps, events_json
+from agentchaos_otel.store.exporter import DuckDBSpanExporter, clean_attributes, events_json
 from agentchaos_otel.store.ingest import IngestQueue, QueueFull
 
 logger = logging.getLogger(__name__)
@@ -48,6 +48,7 @@ MAX_DECODED = 64 * 1024 * 1024  # bytes after Content-Encoding is undone
 READ_TIMEOUT_S = 10.0  # a client that stops sending mid-body (or declares more than it sends)
 STORE_TIMEOUT_S = 60.0  # longest a handler waits for the writer before answering "retry"
 RETRY_AFTER_S = 1
+PARSERS = 2  # requests parsed at once
 
 CONTENT_TYPES = ("application/x-protobuf", "application/json")
 
@@ -106,7 +107,7 @@ def parse_protobuf(body: bytes, exported_ns: int | None = None) -> ParsedRequest
     now = exported_ns or time.time_ns()
     out = ParsedRequest([])
     for rs in req.resource_spans:
-        resource = _pb_attrs(rs.resource.attributes)
+        resource = _Resource(_pb_attrs(rs.resource.attributes))
         for ss in rs.scope_spans:
             for sp in ss.spans:
                 try:
@@ -190,7 +191,7 @@ def parse_json(body: bytes, exported_ns: int | None = None) -> ParsedRequest:
     out = ParsedRequest([])
     try:
         for rs in _js_list(doc.get("resourceSpans")):
-            resource = _js_attrs((rs.get("resource") or {}).get("attributes"))
+            resource = _Resource(_js_attrs((rs.get("resource") or {}).get("attributes")))
             for ss in _js_list(rs.get("scopeSpans")):
                 scope = (ss.get("scope") or {}).get("name") or None
                 for sp in _js_list(ss.get("spans")):
@@ -212,7 +213,7 @@ def _js_list(v: Any) -> list[dict[str, Any]]:
     return v
 
 
-def _js_row(sp: dict[str, Any], scope: str | None, resource: dict[str, Any], now: int) -> dict[str, Any]:
+def _js_row(sp: dict[str, Any], scope: str | None, resource: _Resource, now: int) -> dict[str, Any]:
     status = sp.get("status") or {}
     return _row(
         trace_id=str(sp["traceId"]).lower(), span_id=str(sp["spanId"]).lower(),
@@ -260,21 +261,33 @@ def parse_request(body: bytes, content_type: str, content_encoding: str = "", *,
     return parsed
 
 
+class _Resource:
+    """A resource's attributes, cleaned and encoded once for all the spans that share it."""
+
+    def __init__(self, attrs: dict[str, Any]) -> None:
+        service = attrs.get(A.SERVICE_NAME)
+        self.service = str(service) if service is not None else None
+        self.json = _encode(clean_attributes(attrs))
+
+
+# one encoder for every row: json.dumps with options builds a new encoder per call
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
 def _row(*, trace_id: str, span_id: str, parent: str | None, name: str, kind: int, start: int | None,
          end: int | None, status: int, message: str | None, scope: str | None, attrs: dict[str, Any],
-         resource: dict[str, Any], events: list[tuple[str, int | None, dict[str, Any]]],
+         resource: _Resource, events: list[tuple[str, int | None, dict[str, Any]]],
          exported_ns: int) -> dict[str, Any]:
     if (len(trace_id) != 32 or len(span_id) != 16 or not _HEX.issuperset(trace_id)
             or not _HEX.issuperset(span_id) or (parent is not None and not _HEX.issuperset(parent))):
         raise BadPayload(f"span {name[:80]!r} has an invalid trace or span id")
-    service = resource.get(A.SERVICE_NAME)
     return {
         "trace_id": trace_id, "span_id": span_id, "parent_span_id": parent, "name": name,
         "kind": _KINDS.get(kind, "INTERNAL"), "start_ns": start, "end_ns": end,
         "status_code": _STATUS.get(status, "UNSET"), "status_message": message,
-        "service_name": str(service) if service is not None else None, "scope_name": scope,
-        "attributes": dumps(clean_attributes(attrs)), "resource": dumps(clean_attributes(resource)),
-        "events": events_json(events), "exported_ns": exported_ns,
+        "service_name": resource.service, "scope_name": scope,
+        "attributes": _encode(clean_attributes(attrs)), "resource": resource.json,
+        "events": events_json(events) if events else "[]", "exported_ns": exported_ns,
     }
 
 
@@ -370,7 +383,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._busy(as_json, "the store writer is behind")
             return
         try:
-            parsed = parse_request(body, ctype, self.headers.get("Content-Encoding") or "", limit=MAX_DECODED)
+            with receiver.parse_slots:
+                parsed = parse_request(body, ctype, self.headers.get("Content-Encoding") or "", limit=MAX_DECODED)
         except RequestError as exc:
             receiver.count("refused")
             self._error(exc.status, exc.message, as_json)
@@ -427,6 +441,9 @@ class OTLPReceiver:
                  store_timeout_s: float = STORE_TIMEOUT_S) -> None:
         self.exporter = DuckDBSpanExporter(db)
         self.ingest = IngestQueue(self.exporter, queue_size)
+        # Parsing is pure Python: more parsers than cores only take the interpreter lock from the
+        # writer, which then falls behind (throughput at 20 senders dropped to half without this).
+        self.parse_slots = threading.BoundedSemaphore(PARSERS)
         self.read_timeout_s = read_timeout_s
         self.store_timeout_s = store_timeout_s
         self.received = 0  # spans stored (database or spool)
