@@ -119,3 +119,19 @@ def test_disk_full_holds_spans_in_memory_and_says_so_once(tmp_path: Path) -> Non
     assert len(held) == 1, final["log"]  # said once, not per batch
     assert not any("could not load spool" in m for m in final["log"])
     assert not final["spool"]
+
+
+def test_zero_code_roots_are_flushed_too(tmp_path: Path) -> None:
+    from agentchaos_otel import attributes as A
+    from agentchaos_otel.zero_code import add_episode_flushes
+
+    db = tmp_path / "t.duckdb"
+    tp = TracerProvider()
+    tp.add_span_processor(BatchSpanProcessor(DuckDBSpanExporter(db), schedule_delay_millis=600_000))
+    assert add_episode_flushes(tp) == 1  # what the configurator does after the SDK built its processors
+    tracer = tp.get_tracer("app")
+    with tracer.start_as_current_span("handle-task", attributes={A.CONDITION: "plan-x"}):
+        with tracer.start_as_current_span("POST"):
+            pass
+    assert sum(stored_per_trace(db).values()) == 2
+    tp.shutdown()
