@@ -276,10 +276,13 @@ class DuckDBSpanExporter(SpanExporter):
         routine and logged at debug level.
         """
         with _lock_for(self.path):
-            self._journal = journal
             if not self.spool.exists() and not self._memory:
                 return True
-            self._write_or_spool([])
+            self._journal = journal
+            try:
+                self._write_or_spool([])
+            finally:
+                self._journal = False
             return not self.spool.exists() and not self._memory
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:

@@ -35,6 +35,7 @@ MAX_BATCH_ROWS = 20_000  # rows journaled in one append
 LOAD_INTERVAL_S = 0.5  # longest time journaled rows wait for the database while requests keep coming
 LOAD_ROWS = 100_000  # ... or this many rows
 IDLE_S = 0.05  # no request for this long: load now
+MAX_BACKOFF_S = 10.0  # longest pause between load attempts while the database is unavailable
 
 
 class QueueFull(Exception):
@@ -104,9 +105,11 @@ class IngestQueue:
         self._pending = 0  # rows journaled, not yet loaded into the database
         self._last_load = time.monotonic()
         self._load_failing = False
+        self._retry_at = 0.0  # while the database is unavailable, loads back off (each waits for its lock)
+        self._backoff = LOAD_INTERVAL_S
         while True:
             try:
-                first = self._queue.get(timeout=IDLE_S if self._pending else None)
+                first = self._queue.get(timeout=self._idle_wait())
             except queue.Empty:
                 self._load()
                 continue
@@ -130,9 +133,15 @@ class IngestQueue:
             if stop:
                 self._load()
                 return
-            if self._pending and (self._pending >= LOAD_ROWS
-                                  or time.monotonic() - self._last_load >= LOAD_INTERVAL_S):
+            if self._pending and time.monotonic() >= self._retry_at and (
+                    self._pending >= LOAD_ROWS or time.monotonic() - self._last_load >= LOAD_INTERVAL_S):
                 self._load()
+
+    def _idle_wait(self) -> float | None:
+        """How long to wait for a request before loading the journal (None: nothing to load)."""
+        if not self._pending:
+            return None
+        return max(IDLE_S, self._retry_at - time.monotonic())
 
     def _write(self, batch: list[_Ticket]) -> None:
         rows = [r for t in batch for r in t.rows]
@@ -166,10 +175,14 @@ class IngestQueue:
             loaded = False
         if loaded:
             self._pending = 0
+            self._retry_at, self._backoff = 0.0, LOAD_INTERVAL_S
             if self._load_failing:
                 logger.warning("%s: journaled spans loaded into the database again", self.exporter.path)
             self._load_failing = False
-        elif not self._load_failing:
+            return
+        self._retry_at = time.monotonic() + self._backoff
+        self._backoff = min(self._backoff * 2, MAX_BACKOFF_S)
+        if not self._load_failing:
             logger.error("%s: database unavailable; received spans are kept in %s until it is",
                          self.exporter.path, self.exporter.spool.path)
             self._load_failing = True
