@@ -71,8 +71,22 @@ def _clamp(value: Any) -> Any:
     return min(max(value, INT64_MIN), INT64_MAX)
 
 
+def _clean(row: Mapping[str, Any]) -> bool:
+    """Fast path: every string ASCII without a \\u escape, every time within BIGINT (nearly all rows)."""
+    joined = "".join([v for v in row.values() if v.__class__ is str])
+    if not joined.isascii() or "\\u" in joined:
+        return False
+    for col in _INT_COLUMNS:
+        v = row.get(col)
+        if v.__class__ is int and not INT64_MIN <= v <= INT64_MAX:
+            return False
+    return True
+
+
 def repair_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """A storable copy of ``row`` (the row itself when nothing needed repair)."""
+    if isinstance(row, dict) and _clean(row):
+        return row
     repaired: list[str] = []
     out: dict[str, Any] | None = None
     for col in _TEXT_COLUMNS:

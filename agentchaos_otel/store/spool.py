@@ -48,12 +48,17 @@ def spool_line(row: dict[str, Any]) -> str:
     A string UTF-8 cannot carry (a lone surrogate) is written as a JSON escape instead, so the
     append can never fail on encoding; the row is repaired when it is loaded.
     """
-    line = json.dumps(row, ensure_ascii=False, separators=(",", ":"), default=str)
+    line = _encode_utf8(row)
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
-        line = json.dumps(row, ensure_ascii=True, separators=(",", ":"), default=str)
+        line = _encode_ascii(row)
     return line + "\n"
+
+
+# built once: json.dumps with options builds a new encoder per call, which dominates for small rows
+_encode_utf8 = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+_encode_ascii = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str).encode
 
 
 class Spool:
