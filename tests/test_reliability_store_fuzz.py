@@ -115,7 +115,7 @@ def check(receiver: tuple[OTLPReceiver, Path, httpx.Client], prefix: str, body: 
     assert {s for _, s in stored} <= sent_ids
 
 
-@fuzz(40)
+@fuzz(30)
 @given(data=st.data())
 def test_json_requests(receiver: tuple[OTLPReceiver, Path, httpx.Client], data: st.DataObject) -> None:
     prefix = f"{next(_counter):08x}"
@@ -154,7 +154,7 @@ def _pb_value(draw: st.DrawFn, depth: int = 0) -> AnyValue:
     return AnyValue(kvlist_value=KeyValueList(values=kvs))
 
 
-@fuzz(40)
+@fuzz(30)
 @given(data=st.data())
 def test_protobuf_requests(receiver: tuple[OTLPReceiver, Path, httpx.Client], data: st.DataObject) -> None:
     prefix = f"{next(_counter):08x}"

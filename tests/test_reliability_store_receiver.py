@@ -83,7 +83,7 @@ def test_time_beyond_bigint_is_stored_and_spooled_spans_stay(tmp_path: Path) -> 
     (b'{"resourceSpans": "\xed\xa0\x80"}', 400),  # a lone surrogate as raw bytes: not UTF-8
     (b"{not json", 400),
     (b"null", 400),
-])
+], ids=["deep-nesting", "1e400", "raw-surrogate", "truncated", "null"])
 def test_malformed_json_gets_4xx(tmp_path: Path, body: bytes, status: int) -> None:
     db = tmp_path / "t.duckdb"
     with OTLPReceiver(db) as receiver:
@@ -109,7 +109,7 @@ def test_escaped_lone_surrogate_is_stored_repaired(tmp_path: Path) -> None:
     (post_head("/v1/traces", "application/json", "100") + b'{"resourceSpans": []}', 408),
     (post_head("/v1/traces", "text/plain", "2") + b"{}", 415),
     (post_head("/v1/logs", "application/json", "2") + b"{}", 404),
-])
+], ids=["non-numeric-length", "negative-length", "no-length", "length-over-body", "content-type", "path"])
 def test_bad_framing_gets_4xx_and_the_receiver_keeps_serving(tmp_path: Path, head: bytes, status: int) -> None:
     with OTLPReceiver(tmp_path / "t.duckdb", read_timeout_s=0.5) as receiver:
         t0 = time.monotonic()
