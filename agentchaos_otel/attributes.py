@@ -61,6 +61,9 @@ SEED = "agentchaos.seed"
 EPISODE_SUCCESS = "agentchaos.episode.success"
 EPISODE_ERROR = "agentchaos.episode.error"
 SIMULATED = "agentchaos.simulated"
+# Columns of a stored span that were repaired at the store boundary (invalid code points replaced
+# by U+FFFD, out-of-range integers clamped) so the span could be stored at all.
+STORE_REPAIRED = "agentchaos.store.repaired"
 
 # Ground truth. Diagnosers and predictors must never read anything under these prefixes.
 FAULT_PREFIX = "agentchaos.fault."

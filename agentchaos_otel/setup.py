@@ -125,6 +125,9 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         proc = BatchSpanProcessor(DuckDBSpanExporter(str(db)))
         provider.add_span_processor(proc)
         handle.processors.append(proc)
+        from agentchaos_otel.store.durability import add_episode_flush
+
+        add_episode_flush(provider, proc)  # every ended episode is on disk before episode() returns
     if otlp or (otlp is None and owns and any(os.environ.get(v) for v in _OTLP_ENV)):
         from agentchaos_otel.otlp import span_exporter_from_env
         from agentchaos_otel.trace.redacting import RedactingSpanExporter

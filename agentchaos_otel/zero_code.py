@@ -98,3 +98,22 @@ class AgentChaosConfigurator(_OTelSDKConfigurator):  # type: ignore[misc]
         for message in drop_missing_exporters():
             _log.error(message)
         super()._configure(**kwargs)
+        add_episode_flushes()
+
+
+def add_episode_flushes(provider: Any = None) -> int:
+    """After the SDK built its batch processors, flush ours at every episode end (store/durability.py)."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    from agentchaos_otel.store.durability import add_episode_flush
+    from agentchaos_otel.store.exporter import DuckDBSpanExporter
+
+    provider = provider or trace.get_tracer_provider()
+    active = getattr(provider, "_active_span_processor", None)
+    targets = [p for p in getattr(active, "_span_processors", ())
+               if isinstance(p, BatchSpanProcessor) and isinstance(getattr(p, "span_exporter", None),
+                                                                   DuckDBSpanExporter)]
+    for target in targets:
+        add_episode_flush(provider, target)
+    return len(targets)

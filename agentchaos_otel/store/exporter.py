@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import math
 import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
@@ -35,6 +37,8 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from agentchaos_otel import attributes as A
 from agentchaos_otel import redact
 from agentchaos_otel.store.db import GilPacer, StoreError, default_path, insert_span_rows
+from agentchaos_otel.store.memory import MemoryHold
+from agentchaos_otel.store.repair import repair_rows
 from agentchaos_otel.store.spool import Spool
 from agentchaos_otel.store.writer import writers
 
@@ -229,43 +233,74 @@ def insert_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any
         insert_span_rows(conn, list(unique.values()), in_transaction=in_transaction)
 
 
+# Errors that mean "the database refuses these values", as opposed to "the database is unavailable".
 _DATA_ERRORS = (duckdb.ConstraintException, duckdb.ConversionException, duckdb.InvalidInputException,
-                duckdb.TypeMismatchException)
+                duckdb.TypeMismatchException, UnicodeError, OverflowError)
+
+
+def insert_or_split(conn: duckdb.DuckDBPyConnection, rows: Sequence[Mapping[str, Any]],
+                    reasons: list[str] | None = None) -> list[Mapping[str, Any]]:
+    """Insert rows; returns the rows the database refused, each isolated by halving the batch.
+
+    One statement is atomic, so a refused row would take its whole batch with it; splitting the
+    refused part in two until single rows remain costs about log2(n) statements per bad row and
+    stores every other row. Errors that are not about the data propagate unchanged.
+    """
+    if not rows:
+        return []
+    try:
+        insert_rows(conn, rows)
+        return []
+    except _DATA_ERRORS as exc:
+        if len(rows) == 1:
+            if reasons is not None:
+                reasons.append(" ".join(str(exc).split())[:200])
+            return [rows[0]]
+    mid = len(rows) // 2
+    return insert_or_split(conn, rows[:mid], reasons) + insert_or_split(conn, rows[mid:], reasons)
 
 
 def write_span_rows(path: str, rows: Sequence[Mapping[str, Any]], spool: Spool, *,
-                    timeout_s: float) -> int:
+                    timeout_s: float, refused_out: list[dict[str, Any]] | None = None) -> int:
     """Write rows, loading any spool first; returns how many spooled rows were loaded.
 
-    Raises StoreError when the database cannot take the batch (caller spools it).
+    Rows the database refuses go to the spool's rejected file alone; every other row, spooled or
+    new, is stored. Raises StoreError when the database cannot take the batch (caller spools it).
     """
     conn = writers.acquire(path, timeout_s)
     ok = False
     try:
-        try:
-            with spool.claim() as spooled:
-                insert_rows(conn, [*spooled, *rows])
-                ok = True
-                return len(spooled)
-        except duckdb.Error as exc:
-            # A spooled row the database refuses must not block every later batch: set the spool
-            # aside when the data is at fault, and write this batch alone.
-            reason = " ".join(str(exc).split())[:200]
-            if isinstance(exc, _DATA_ERRORS):
-                n = spool.reject_all()
-                logger.error("%s: %d spooled spans refused by the database (%s); moved to %s", path, n,
-                             reason, spool.rejected_path)
-            else:
-                logger.error("%s: could not load spool %s (%s); writing the new batch alone", path,
-                             spool.path, reason)
+        with spool.claim() as spooled:
+            batch = [*repair_rows(spooled), *rows] if spooled else rows
+            reasons: list[str] = []
             try:
-                insert_rows(conn, rows)
-            except duckdb.Error as exc2:
-                raise StoreError(f"{path}: insert failed ({' '.join(str(exc2).split())[:200]})") from None
+                refused = insert_or_split(conn, batch, reasons)
+            except duckdb.Error as exc:
+                raise StoreError(f"{path}: insert failed ({' '.join(str(exc).split())[:200]})") from None
+            if refused:
+                spool.reject([dict(r) for r in refused])
+                if refused_out is not None:
+                    refused_out.extend(dict(r) for r in refused)
+                logger.error("%s: %d span(s) refused by the database (%s); moved to %s, the other %d stored",
+                             path, len(refused), reasons[0] if reasons else "?", spool.rejected_path,
+                             len(batch) - len(refused))
             ok = True
-            return 0
+            return len(spooled)
     finally:
         writers.release(path, conn, ok=ok)
+
+
+@dataclass
+class WriteOutcome:
+    """Where a batch ended up: ``database`` and ``spool`` are durable, ``memory`` is not (disk full)."""
+
+    result: SpanExportResult
+    where: str  # "database" | "spool" | "memory" | "lost"
+    refused: list[dict[str, Any]] = field(default_factory=list)  # in the rejected file, not stored
+
+    @property
+    def durable(self) -> bool:
+        return self.where in ("database", "spool")
 
 
 class DuckDBSpanExporter(SpanExporter):
@@ -282,6 +317,8 @@ class DuckDBSpanExporter(SpanExporter):
         self.spool = Spool(self.path)
         self._failing = False
         self._shutdown = False
+        self._journal = False
+        self._memory = MemoryHold(self.path, log=logger)  # rows kept while neither database nor spool is writable
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         if self._shutdown:
@@ -292,44 +329,67 @@ class DuckDBSpanExporter(SpanExporter):
 
     def export_rows(self, rows: list[dict[str, Any]]) -> SpanExportResult:
         """Store rows already in `spans` layout (the OTLP receiver converts wire spans to these)."""
+        return self.store_rows(rows).result
+
+    def store_rows(self, rows: list[dict[str, Any]]) -> WriteOutcome:
+        """``export_rows`` that also says where the rows went and which the database refused."""
         if self._shutdown:
             logger.error("%s: export after shutdown, %d spans not written", self.path, len(rows))
-            return SpanExportResult.FAILURE
+            return WriteOutcome(SpanExportResult.FAILURE, "lost")
         with _lock_for(self.path):
             return self._write_or_spool(rows)
 
-    def _write_or_spool(self, rows: list[dict[str, Any]]) -> SpanExportResult:
+    def _write_or_spool(self, rows: list[dict[str, Any]]) -> WriteOutcome:
+        rows = repair_rows(rows)  # the one point where rows become storable (store/repair.py)
+        held = self._memory.take()
+        pending = [*held, *rows] if held else rows
+        refused: list[dict[str, Any]] = []
         try:
-            loaded = write_span_rows(self.path, rows, self.spool, timeout_s=self.lock_timeout_s)
+            loaded = write_span_rows(self.path, pending, self.spool, timeout_s=self.lock_timeout_s,
+                                     refused_out=refused)
         except Exception as exc:  # whatever went wrong, the spans go to the spool
             if not isinstance(exc, (StoreError, OSError)):
                 exc = StoreError(f"{self.path}: unexpected {type(exc).__name__}: {exc}")
-            if not rows:
-                return SpanExportResult.SUCCESS
+            if not pending:
+                return WriteOutcome(SpanExportResult.SUCCESS, "database")
             try:
-                self.spool.append(rows)
+                self.spool.append(pending)
             except OSError as spool_exc:
-                logger.error("%s; spool %s not writable either (%s): %d spans lost", exc,
-                             self.spool.path, spool_exc, len(rows))
-                return SpanExportResult.FAILURE
+                result = self._memory.hold(pending, f"{exc}; spool {self.spool.path} not writable either "
+                                                    f"({spool_exc})")
+                return WriteOutcome(result, "memory" if result == SpanExportResult.SUCCESS else "lost")
+            if held:
+                self._memory.released(len(held), "spool")
             if not self._failing:
                 logger.error("%s; spooling spans to %s until it is writable", exc, self.spool.path)
                 self._failing = True
             else:
-                logger.debug("%s; spooled %d more spans", exc, len(rows))
-            return SpanExportResult.SUCCESS
+                logger.debug("%s; spooled %d more spans", exc, len(pending))
+            return WriteOutcome(SpanExportResult.SUCCESS, "spool")
+        if held:
+            self._memory.released(len(held), "database")
         if loaded:
-            logger.warning("%s: loaded %d spooled spans from %s", self.path, loaded, self.spool.path)
+            # a journal load (the OTLP receiver spools first, by design) is routine, not news
+            logger.log(logging.DEBUG if self._journal else logging.WARNING, "%s: loaded %d spooled spans from %s",
+                       self.path, loaded, self.spool.path)
         self._failing = False
-        return SpanExportResult.SUCCESS
+        return WriteOutcome(SpanExportResult.SUCCESS, "database", refused)
 
-    def drain_spool(self) -> bool:
-        """Try to move spooled spans into the database; True when no spool remains."""
+    def drain_spool(self, *, journal: bool = False) -> bool:
+        """Try to move spooled spans into the database; True when no spool remains.
+
+        ``journal``: the spool is used as a write-ahead journal (the receiver), so loading it is
+        routine and logged at debug level.
+        """
         with _lock_for(self.path):
-            if not self.spool.exists():
+            if not self.spool.exists() and not self._memory:
                 return True
-            self._write_or_spool([])
-            return not self.spool.exists()
+            self._journal = journal
+            try:
+                self._write_or_spool([])
+            finally:
+                self._journal = False
+            return not self.spool.exists() and not self._memory
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         # Nothing is buffered here (the span processor buffers); spooled spans are durable, so
@@ -342,7 +402,11 @@ class DuckDBSpanExporter(SpanExporter):
         if self._shutdown:
             return
         if not self.drain_spool():
-            logger.error("%s: still unavailable at shutdown; spans remain in %s", self.path,
-                         self.spool.path)
+            if self._memory:
+                logger.error("%s: still unavailable at shutdown; %d spans held in memory are lost",
+                             self.path, len(self._memory))
+            if self.spool.exists():
+                logger.error("%s: still unavailable at shutdown; spans remain in %s", self.path,
+                             self.spool.path)
         writers.close(self.path)
         self._shutdown = True

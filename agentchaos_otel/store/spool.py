@@ -43,6 +43,25 @@ def _unlock(f: IO[Any]) -> None:
         fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
+def spool_line(row: dict[str, Any]) -> str:
+    """One JSONL line for ``row`` that always encodes as UTF-8.
+
+    A string UTF-8 cannot carry (a lone surrogate) is written as a JSON escape instead, so the
+    append can never fail on encoding; the row is repaired when it is loaded.
+    """
+    line = _encode_utf8(row)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = _encode_ascii(row)
+    return line + "\n"
+
+
+# built once: json.dumps with options builds a new encoder per call, which dominates for small rows
+_encode_utf8 = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+_encode_ascii = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str).encode
+
+
 class Spool:
     def __init__(self, db_path: str | os.PathLike[str]) -> None:
         self.path = spool_path(db_path)
@@ -83,7 +102,7 @@ class Spool:
         if not rows:
             return
         rows = redact.redact_rows(rows)  # a spool is a file on disk like the database: same rules
-        data = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in rows)
+        data = "".join(spool_line(r) for r in rows)
         with self._locked("a") as f:
             assert f is not None
             f.write(data)
@@ -122,6 +141,15 @@ class Spool:
                 logger.error("%s: %d unreadable spool line(s) moved to %s", self.path, len(bad),
                              self.rejected_path)
             os.unlink(self.path)
+
+    def reject(self, rows: list[dict[str, Any]]) -> None:
+        """Append rows the database refuses to the rejected file, kept for inspection."""
+        if not rows:
+            return
+        with open(self.rejected_path, "a", encoding="utf-8") as r:
+            r.write("".join(spool_line(x) for x in rows))
+            r.flush()
+            os.fsync(r.fileno())
 
     def reject_all(self) -> int:
         """Move every spooled line to the rejected file (rows the database refuses); returns the count.

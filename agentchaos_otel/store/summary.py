@@ -13,10 +13,28 @@ import duckdb
 
 from agentchaos_otel.store import schema
 from agentchaos_otel.store.db import StoreError, open_store, read_version
+from agentchaos_otel.store.spool import Spool
 
 
 def _rate(succeeded: int, known: int) -> float | None:
     return succeeded / known if known else None
+
+
+def waiting_in_spool(path: str | os.PathLike[str]) -> tuple[int, int]:
+    """(spans waiting in the spool, spans the database refused) next to a store, without locking it.
+
+    A read-only open never loads the spool (only a writer does), so a summary says how many spans
+    exist beyond the ones it counted.
+    """
+    sp = Spool(path)
+    counts = []
+    for p in (sp.path, sp.rejected_path):
+        try:
+            with open(p, "rb") as f:
+                counts.append(sum(1 for line in f if line.strip()))
+        except FileNotFoundError:
+            counts.append(0)
+    return counts[0], counts[1]
 
 
 def summarize(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -29,6 +47,7 @@ def summarize(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def _summarize(path: str | os.PathLike[str]) -> dict[str, Any]:
+    spooled, rejected = waiting_in_spool(path)
     with open_store(path) as conn:
         info = read_version(conn)
 
@@ -55,6 +74,8 @@ def _summarize(path: str | os.PathLike[str]) -> dict[str, Any]:
         "path": str(path),
         "schema_version": info[0] if info else schema.SCHEMA_VERSION,
         "spans": spans,
+        "spooled_spans": spooled,
+        "rejected_spans": rejected,
         "traces": traces,
         "episodes": n_eps,
         "episodes_without_root": rootless,
@@ -90,6 +111,10 @@ def render_summary(summary: dict[str, Any]) -> str:
         f"  faults injected {s['faults_injected']}  changed {s['faults_changed']}"
         f"  triggered episodes {s['episodes_triggered']}",
     ]
+    if s.get("spooled_spans"):
+        lines.append(f"  {s['spooled_spans']} more spans wait in the spool (loaded by the next write)")
+    if s.get("rejected_spans"):
+        lines.append(f"  {s['rejected_spans']} spans refused by the database, kept in the rejected file")
     for ftype, c in s["faults_by_type"].items():
         lines.append(f"    {ftype:<16} injected {c['injected']:>6}  changed {c['changed']:>6}")
     rate = "n/a" if s["success_rate"] is None else f"{100 * s['success_rate']:.1f}%"

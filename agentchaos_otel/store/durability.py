@@ -1,0 +1,74 @@
+"""Every ended episode is on disk before ``episode()`` returns.
+
+A batch span processor holds spans in memory for up to five seconds (or 512 spans), so a process
+that is killed (SIGKILL, OOM killer, a crashing native extension) loses every span of a short run,
+and the crashed runs are exactly the ones a chaos tool exists to explain. ``EpisodeFlushProcessor``
+sits right after the DuckDB batch processor: when an episode's root span ends (``span.end()`` runs
+processors synchronously, inside ``Episode.__exit__``), it flushes that processor, whose exporter
+writes the database or, when the file is locked or broken, appends to the fsynced spool within the
+exporter's lock timeout. A crash then loses at most the episode in flight. Spans outside episodes
+keep the batching, so the cost is one store write per episode.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+
+from agentchaos_otel import attributes as A
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_FLUSH_TIMEOUT_MS = 30_000
+
+
+def is_episode_root(span: ReadableSpan) -> bool:
+    """The root of an episode: our ``invoke_agent`` span, or a local root we marked (zero-code)."""
+    parent = span.parent
+    if parent is not None and not parent.is_remote:
+        return False
+    attrs = span.attributes or {}
+    return (attrs.get(A.GEN_AI_OPERATION_NAME) == A.OP_INVOKE_AGENT or A.TASK_ID in attrs
+            or A.CONDITION in attrs)
+
+
+class EpisodeFlushProcessor(SpanProcessor):
+    """Flush ``target`` (a batch processor added before this one) when an episode root ends."""
+
+    def __init__(self, target: SpanProcessor, timeout_millis: int = DEFAULT_FLUSH_TIMEOUT_MS) -> None:
+        self.target = target
+        self.timeout_millis = timeout_millis
+        self.flushes = 0
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        pass
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if not is_episode_root(span):
+            return
+        try:
+            if not self.target.force_flush(self.timeout_millis):
+                logger.warning("episode %s: flush of its spans did not complete",
+                               (span.attributes or {}).get(A.TASK_ID, "?"))
+            self.flushes += 1
+        except Exception:  # tracing must never break the agent's episode
+            logger.exception("episode flush failed")
+
+    def shutdown(self) -> None:
+        pass  # the target is shut down by whoever added it
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"EpisodeFlushProcessor({self.target!r})"
+
+
+def add_episode_flush(provider: Any, target: SpanProcessor) -> EpisodeFlushProcessor:
+    """Register the flush right after ``target`` on ``provider`` (processors run in order)."""
+    proc = EpisodeFlushProcessor(target)
+    provider.add_span_processor(proc)
+    return proc
