@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--json", default=None, help="also write the rows here")
     args = ap.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None
-    print("SIMULATED episodes (diagnosers.synthetic); times are wall clock on this machine")
+    print("SIMULATED episodes (tests.support.synthetic); times are wall clock on this machine")
     rows = run(args.quick, sizes)
     print_rows(rows)
     if args.json:

@@ -1,6 +1,6 @@
 """A small trace store with the shapes chunked loading must keep apart, for the scale-out tests.
 
-SIMULATED episodes (``diagnosers.synthetic``) through the real exporter, plus traces the views
+SIMULATED episodes (``tests.support.synthetic``) through the real exporter, plus traces the views
 treat specially: one with two agent roots (two episodes, one trace), one with no agent root (a
 foreign LLM span alone), and one whose spans were exported in separate batches far apart in the
 file.
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from diagnosers.spans import write_episodes
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from diagnosers import synthetic
+from tests.support import synthetic
+from tests.support.spans import write_episodes
 
 
 def odd_traces(path: Path) -> None:
