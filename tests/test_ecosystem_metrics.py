@@ -20,6 +20,7 @@ import duckdb
 import pytest
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.store.db import connect
 from agentchaos_otel.trace.metrics import DURATION_BUCKETS, TOKEN_BUCKETS
 
 AGENT = textwrap.dedent("""
@@ -137,7 +138,8 @@ def test_live_verdict_on_the_root_equals_the_offline_diagnosis(agent: Any) -> No
     from diagnosers.tracefile import load
 
     _port, db = agent
-    with duckdb.connect(str(db), read_only=True) as conn:
+    # The store's own reader waits out a writer that still holds the file (the agent runs on).
+    with connect(db, read_only=True) as conn:
         roots = conn.execute("SELECT e.task_id, s.attributes, s.events FROM episodes e "
                              "JOIN spans s USING (trace_id, span_id) ORDER BY e.task_id").fetchall()
     live = {}

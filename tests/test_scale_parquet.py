@@ -114,4 +114,4 @@ def test_empty_or_foreign_directory_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no Parquet span files"):
         load_episodes(tmp_path)
     result = CliRunner().invoke(diagnose_app, [str(tmp_path)])
-    assert result.exit_code == 2 and "no Parquet span files" in result.stderr
+    assert result.exit_code == 1 and "no Parquet span files" in result.stderr  # bad input: a failure, not usage

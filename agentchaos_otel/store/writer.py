@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from agentchaos_otel.store import db
-from agentchaos_otel.store.db import connect
+from agentchaos_otel.store.db import StoreError, connect
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +79,14 @@ class WriterCache:
         self._closer: threading.Thread | None = None
 
     def acquire(self, path: str, timeout_s: float) -> duckdb.DuckDBPyConnection:
-        """A writable connection to `path`; give it back with `release`. Raises StoreError."""
+        """A writable connection to `path`; give it back with `release`. Raises StoreError.
+
+        A directory is refused: spans never go into a Parquet dataset's ``derived.duckdb``
+        (``db.connect`` would open that for derived tables); the caller spools them instead.
+        """
+        if os.path.isdir(path):
+            raise StoreError(f"{path}: is a directory, not a trace file (a Parquet dataset takes spans "
+                             "through ParquetSpanSink)")
         stale: _Held | None = None
         shared = False
         with self._cv:
