@@ -13,12 +13,12 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-from agentchaos_otel.inject.plan import Plan
-from agentchaos_otel.trace.instrumentor import (
+from agentchaos_otel.instrumentor import (
     AgentChaosInstrumentor,
     add_episode_processor,
     protect_auth_headers,
 )
+from agentchaos_otel.plans.plan import Plan
 
 _OTLP_ENV = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
@@ -80,7 +80,7 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         owns = True
     add_episode_processor(provider)
     if predictor is not None:
-        from predictors.live import LivePredictorProcessor
+        from agentchaos_otel.predictors.live import LivePredictorProcessor
 
         provider.add_span_processor(LivePredictorProcessor(predictor, on_alarm=on_alarm))
     handle = Handle(provider=provider, db=Path(db) if db is not None else None, owns_provider=owns)

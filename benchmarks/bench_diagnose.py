@@ -1,6 +1,6 @@
 """Rule-based diagnosis throughput: 10,000 simulated episodes, printed as episodes per second.
 
-Episodes come from ``diagnosers.synthetic`` (SIMULATED): a pool of distinct episodes over every
+Episodes come from ``agentchaos_otel.diagnosers.synthetic`` (SIMULATED): a pool of distinct episodes over every
 configuration is generated once and cycled up to the requested count, because generating is
 slower than diagnosing and is not what is measured. Two figures are printed: diagnosis of
 in-memory episodes, and (``--store``) the full path of loading them from a DuckDB trace file.
@@ -24,14 +24,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from diagnosers import synthetic
-from diagnosers.base import diagnose_episodes
-from diagnosers.baseline import TextOnlyDiagnoser
-from diagnosers.evaluate import Interval, Scores, evaluate, evaluation_set
-from diagnosers.learned import split_by_task, train
-from diagnosers.rules import RuleDiagnoser
-from diagnosers.spans import write_episodes
-from diagnosers.tracefile import load
+from agentchaos_otel.diagnosers import synthetic
+from agentchaos_otel.diagnosers.base import diagnose_episodes
+from agentchaos_otel.diagnosers.baseline import TextOnlyDiagnoser
+from agentchaos_otel.diagnosers.evaluate import Interval, Scores, evaluate, evaluation_set
+from agentchaos_otel.diagnosers.learned import split_by_task, train
+from agentchaos_otel.diagnosers.rules import RuleDiagnoser
+from agentchaos_otel.diagnosers.spans import write_episodes
+from agentchaos_otel.diagnosers.tracefile import load
 
 
 def corpus(n: int, pool: int, long: bool) -> list:

@@ -14,10 +14,10 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.inject.transport import ChaosTransport
+from agentchaos_otel.instrumentor import protect_auth_headers
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.trace.episode import episode
-from agentchaos_otel.trace.instrumentor import protect_auth_headers
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 
 SECRET = "sk-proj-SECRETc0ffee9f8e7d6c5b4a3"

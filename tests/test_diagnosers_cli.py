@@ -11,10 +11,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from agentchaos_otel.diagnosers import synthetic
+from agentchaos_otel.diagnosers.cli import app
+from agentchaos_otel.diagnosers.spans import write_episodes
 from agentchaos_otel.store.db import open_store
-from diagnosers import synthetic
-from diagnosers.cli import app
-from diagnosers.spans import write_episodes
 from tests.test_diagnosers_llm import ScriptedEndpoint
 
 runner = CliRunner()

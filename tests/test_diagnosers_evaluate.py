@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from agentchaos_otel.diagnosers import synthetic
+from agentchaos_otel.diagnosers.base import Diagnosis
+from agentchaos_otel.diagnosers.baseline import TextOnlyDiagnoser
+from agentchaos_otel.diagnosers.evaluate import evaluate, evaluation_set, ground_truth, score
+from agentchaos_otel.diagnosers.rules import RuleDiagnoser
+from agentchaos_otel.diagnosers.synthetic import episode_of, fault_attrs, llm_record
 from agentchaos_otel.store.model import FaultLabel
-from diagnosers import synthetic
-from diagnosers.base import Diagnosis
-from diagnosers.baseline import TextOnlyDiagnoser
-from diagnosers.evaluate import evaluate, evaluation_set, ground_truth, score
-from diagnosers.rules import RuleDiagnoser
-from diagnosers.synthetic import episode_of, fault_attrs, llm_record
 
 
 def _d(trace: str, ftype: str, step: int | None) -> Diagnosis:

@@ -7,13 +7,13 @@ from pathlib import Path
 import joblib
 import pytest
 
-from diagnosers import synthetic
-from diagnosers.base import diagnose_episodes
-from diagnosers.evaluate import evaluate
-from diagnosers.features import FEATURE_NAMES, episode_features
-from diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, step_labels, train
-from diagnosers.observe import EpisodeView
-from diagnosers.synthetic import episode_of, fault_attrs, llm_record, tool_record
+from agentchaos_otel.diagnosers import synthetic
+from agentchaos_otel.diagnosers.base import diagnose_episodes
+from agentchaos_otel.diagnosers.evaluate import evaluate
+from agentchaos_otel.diagnosers.features import FEATURE_NAMES, episode_features
+from agentchaos_otel.diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, step_labels, train
+from agentchaos_otel.diagnosers.observe import EpisodeView
+from agentchaos_otel.diagnosers.synthetic import episode_of, fault_attrs, llm_record, tool_record
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import signals
+from agentchaos_otel.diagnosers.base import diagnose_episodes
+from agentchaos_otel.diagnosers.rules import RULES, RuleDiagnoser
+from agentchaos_otel.diagnosers.synthetic import episode_of, fault_attrs, llm_record, tool_record
+from agentchaos_otel.diagnosers.taxonomy import NONE_FOUND
 from agentchaos_otel.store.model import EpisodeTrace, StepRecord
-from agentchaos_otel.trace import signals
-from diagnosers.base import diagnose_episodes
-from diagnosers.rules import RULES, RuleDiagnoser
-from diagnosers.synthetic import episode_of, fault_attrs, llm_record, tool_record
-from diagnosers.taxonomy import NONE_FOUND
 
 WEATHER = ("get_weather", {"city": "Oslo", "unit": "c"})
 RESULT = {"city": "Oslo", "temperature": 4.5, "humidity": 80, "conditions": "rain"}

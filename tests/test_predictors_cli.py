@@ -9,9 +9,9 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
+from agentchaos_otel.predictors.cli import app
+from agentchaos_otel.predictors.model import FailurePredictor
 from agentchaos_otel.store.episodes import load_episodes
-from predictors.cli import app
-from predictors.model import FailurePredictor
 from tests.test_predictors_live import Pipeline
 from tests.test_predictors_synth import synthetic_corpus
 

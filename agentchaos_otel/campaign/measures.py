@@ -13,7 +13,6 @@ Faults on the LLM response are reported as ``llm/<type>`` beside the tool-result
 
 from __future__ import annotations
 
-import zlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -22,27 +21,20 @@ from typing import Any
 import numpy as np
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.inject.schedule import ONCE_CONDITIONS
+from agentchaos_otel.plans.schedule import ONCE_CONDITIONS, run_lengths
+from agentchaos_otel.stats import CI_LEVEL, blocks, percentile_interval, resampled_means, rng_for, sigmoid
 from agentchaos_otel.store.model import EpisodeTrace, StepRecord
 
 CLEAN = "none"
 DEFAULT_RESAMPLES = 2000
 RETRY_WINDOW = 3
-CI_LEVEL = 0.95
 
 
-def _rng(seed: int, *labels: str) -> np.random.Generator:
-    """A generator per (seed, measure, group) so adding a condition never shifts another's draws."""
-    return np.random.default_rng([int(seed) & 0xFFFFFFFF, *(zlib.crc32(s.encode()) for s in labels)])
+_rng = rng_for
 
 
 def _percentiles(samples: np.ndarray) -> tuple[float | None, float | None]:
-    samples = samples[np.isfinite(samples)]
-    if samples.size == 0:
-        return None, None
-    alpha = (1.0 - CI_LEVEL) / 2.0
-    lo, hi = np.quantile(samples, [alpha, 1.0 - alpha])
-    return float(lo), float(hi)
+    return percentile_interval(samples, CI_LEVEL)
 
 
 @dataclass(frozen=True)
@@ -56,23 +48,6 @@ class Estimate:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-# Resamples are drawn in blocks of about this many cells, so a large corpus or a large
-# --resamples bounds memory instead of materialising one (resamples x n) matrix.
-_BLOCK_CELLS = 2_000_000
-
-
-def _blocks(resamples: int, n: int) -> list[int]:
-    size = max(1, _BLOCK_CELLS // max(1, n))
-    return [min(size, resamples - start) for start in range(0, resamples, size)]
-
-
-def resampled_means(values: np.ndarray, rng: np.random.Generator, resamples: int) -> np.ndarray:
-    """Means of ``resamples`` bootstrap resamples of ``values`` (drawn with replacement)."""
-    out = [values[rng.integers(0, values.size, size=(k, values.size))].mean(axis=1)
-           for k in _blocks(resamples, values.size)]
-    return np.concatenate(out) if out else np.empty(0)
 
 
 def bootstrap_mean(values: Sequence[float], *, seed: int, label: str,
@@ -286,10 +261,6 @@ def _design(eps: Sequence[EpisodeTrace], types: Sequence[str]) -> tuple[np.ndarr
     return x, y
 
 
-def _sigmoid(z: np.ndarray | float) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.clip(np.asarray(z, dtype=float), -35.0, 35.0)))
-
-
 def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, max_iter: int = 100,
                  weights: np.ndarray | None = None, start: np.ndarray | None = None) -> np.ndarray:
     """Intercept and coefficients of a logistic regression by Newton-Raphson.
@@ -314,7 +285,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, max_iter: in
     outer = np.einsum("ni,nj->nij", design, design).reshape(len(design), k * k)
     for _ in range(max_iter):
         b, wa = beta[active], w[active]
-        p = _sigmoid(b @ design.T)
+        p = sigmoid(b @ design.T)
         grad = (wa * (y - p)) @ design - ridge * b
         curv = wa * p * (1 - p)
         hess = (curv @ outer).reshape(-1, k, k) + np.diag(ridge + 1e-9)
@@ -332,7 +303,7 @@ def _effects(beta: np.ndarray, x_mean: np.ndarray, n_types: int) -> np.ndarray:
     """One more fault of type k at the mean covariates: sigma(eta_bar + b_k) - sigma(eta_bar)."""
     beta = np.atleast_2d(beta)
     eta_bar = beta[:, 0] + beta[:, 1:] @ x_mean
-    return _sigmoid(eta_bar[:, None] + beta[:, 1:1 + n_types]) - _sigmoid(eta_bar)[:, None]
+    return sigmoid(eta_bar[:, None] + beta[:, 1:1 + n_types]) - sigmoid(eta_bar)[:, None]
 
 
 def _standardise_steps(x: np.ndarray) -> np.ndarray:
@@ -388,7 +359,7 @@ def _fit_family(eps: Sequence[EpisodeTrace], types: tuple[str, ...], *, seed: in
     rng = _rng(seed, "contributions", label)
     draws = [np.empty((0, len(types)))]
     # Each batched Newton step holds a few (block x episodes) arrays: size blocks by that.
-    for k in _blocks(resamples, len(eps) * 4):
+    for k in blocks(resamples, len(eps) * 4):
         n = len(eps)
         idx = rng.integers(0, n, size=(k, n)) + (np.arange(k) * n)[:, None]
         counts = np.bincount(idx.ravel(), minlength=k * n).reshape(k, n).astype(float)
@@ -603,19 +574,6 @@ class RunLengths:
     @property
     def rate(self) -> float | None:
         return self.faulted_steps / self.eligible_steps if self.eligible_steps else None
-
-
-def run_lengths(flags: Sequence[bool]) -> list[int]:
-    runs, cur = [], 0
-    for f in flags:
-        if f:
-            cur += 1
-        elif cur:
-            runs.append(cur)
-            cur = 0
-    if cur:
-        runs.append(cur)
-    return runs
 
 
 def burst_run_lengths(episodes: Sequence[EpisodeTrace]) -> dict[str, RunLengths]:

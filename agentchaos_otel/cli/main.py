@@ -123,9 +123,11 @@ _LAZY_AREAS = {
                  "Robustness campaigns: tasks x fault conditions x seeds."),
     "report": ("agentchaos_otel.campaign.cli", "report_app",
                "Robustness report (tables, JSON, HTML plots) from a trace file."),
-    "predict": ("predictors.cli", "app", "Early failure warning from external signals and logprob entropy."),
-    "diagnose": ("diagnosers.cli", "app", "Name the fault type and step of every failed episode."),
-    "bfcl": ("benchmarks.bfcl.cli", "app", "BFCL v4 multi-turn tasks (see `agentchaos campaign run --agent bfcl`)."),
+    "predict": ("agentchaos_otel.predictors.cli", "app",
+                "Early failure warning from external signals and logprob entropy."),
+    "diagnose": ("agentchaos_otel.diagnosers.cli", "app", "Name the fault type and step of every failed episode."),
+    "bfcl": ("agentchaos_otel.agents.bfcl.cli", "app",
+             "BFCL v4 multi-turn tasks (see `agentchaos campaign run --agent bfcl`)."),
     "sim": ("agentchaos_otel.sim.cli", "app", "Run the bundled SIMULATED model server (not a real LLM)."),
 }
 

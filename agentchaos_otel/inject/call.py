@@ -20,14 +20,15 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import signals
 from agentchaos_otel.codecs import TooLarge, bounded_decompress
 from agentchaos_otel.faults import http as http_faults
 from agentchaos_otel.faults import llm_response
 from agentchaos_otel.faults import stream as sse
 from agentchaos_otel.inject import wire
-from agentchaos_otel.inject.binding import EpisodeState, FaultRecord, active_state
-from agentchaos_otel.inject.plan import FaultRule
-from agentchaos_otel.trace import annotate, metrics, signals
+from agentchaos_otel.plans.binding import EpisodeState, FaultRecord, active_state
+from agentchaos_otel.plans.plan import FaultRule
+from agentchaos_otel.trace import annotate, metrics
 
 MAX_INSPECT_BYTES = 8 * 1024 * 1024
 _DROP_ON_REWRITE = ("content-length", "content-encoding", "transfer-encoding")

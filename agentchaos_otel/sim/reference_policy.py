@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentchaos_otel.signals import error_marker, mojibake_score, unicode_anomaly
 from agentchaos_otel.sim.policy import Turn, message_text, request_messages
 from agentchaos_otel.sim.reference_tasks import CITIES, SubQuery, format_number, parse_prompt
-from agentchaos_otel.trace.signals import error_marker, mojibake_score, unicode_anomaly
 
 __all__ = ["ReferencePolicy"]
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from agentchaos_otel.seeds import derive_seed
 from agentchaos_otel.sim import messages_api
 from agentchaos_otel.sim.logprobs import MAX_TOP_LOGPROBS, count_tokens, token_logprobs, tokenize
 from agentchaos_otel.sim.policy import Policy, Turn, message_text
@@ -62,10 +63,6 @@ class RequestError(Exception):
         return {"error": {"message": self.message, "type": self.type, "param": self.param,
                           "code": self.code}}
 
-
-def derive_seed(*parts: Any) -> int:
-    """A stable 64-bit seed (Python's ``hash`` is salted per process, so it cannot be used)."""
-    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "big")
 
 
 def request_digest(request: dict[str, Any]) -> str:

@@ -42,7 +42,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.inject import binding
+from agentchaos_otel.plans import binding
 from agentchaos_otel.trace.kinds import step_kind
 
 OWN_SCOPE = "agentchaos_otel"

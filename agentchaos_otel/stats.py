@@ -1,0 +1,89 @@
+"""The statistics every analysis shares: seeded generators, batched bootstrap, ROC, sigmoid.
+
+One home for them so the report, the diagnosers' evaluation and the predictors' evaluation
+compute intervals the same way. The bootstrap is a batched percentile bootstrap of means (a
+resample is an index matrix, drawn in blocks so memory stays bounded on large corpora); it is
+tested against ``scipy.stats.bootstrap`` with the percentile method. ROC and AUROC come from
+scikit-learn.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+from scipy.special import expit
+from sklearn.metrics import roc_auc_score
+from sklearn.metrics import roc_curve as _sk_roc_curve
+
+CI_LEVEL = 0.95
+# Resamples are drawn in blocks of about this many cells, so a large corpus or many resamples
+# bound memory instead of materialising one (resamples x n) matrix.
+BLOCK_CELLS = 2_000_000
+
+
+def rng_for(seed: int, *labels: str) -> np.random.Generator:
+    """A generator per (seed, measure, group): adding a group never shifts another's draws."""
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, *(zlib.crc32(s.encode()) for s in labels)])
+
+
+def blocks(resamples: int, n: int, cells: int = BLOCK_CELLS) -> list[int]:
+    """Block sizes that add up to ``resamples``, each holding about ``cells`` index cells."""
+    size = max(1, cells // max(1, n))
+    return [min(size, resamples - start) for start in range(0, resamples, size)]
+
+
+def resample_indices(n: int, resamples: int, rng: np.random.Generator, *,
+                     rows: int | None = None) -> Iterator[np.ndarray]:
+    """(k, n) blocks of bootstrap indices (drawn with replacement), ``resamples`` rows in all.
+
+    Blocks hold about ``BLOCK_CELLS`` indices, or ``rows`` rows when given; the block size is
+    part of the draw (numpy may discard a buffered half-word between calls), so a measure keeps
+    its block size to keep its intervals.
+    """
+    sizes = blocks(resamples, n) if rows is None else [min(rows, resamples - s) for s in range(0, resamples, rows)]
+    for k in sizes:
+        yield rng.integers(0, n, size=(k, n))
+
+
+def resampled_means(values: np.ndarray, rng: np.random.Generator, resamples: int, *,
+                    rows: int | None = None) -> np.ndarray:
+    """Means over axis 0 of ``resamples`` bootstrap resamples of ``values`` (1-D or rows x columns)."""
+    out = [values[idx].mean(axis=1) for idx in resample_indices(len(values), resamples, rng, rows=rows)]
+    if not out:
+        return np.empty((0, *values.shape[1:]))
+    return np.concatenate(out)
+
+
+def percentile_interval(samples: np.ndarray, level: float = CI_LEVEL) -> tuple[float | None, float | None]:
+    """The central ``level`` percentile interval of the finite samples; (None, None) if there are none."""
+    samples = np.asarray(samples, dtype=float)
+    samples = samples[np.isfinite(samples)]
+    if samples.size == 0:
+        return None, None
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(samples, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def sigmoid(z: np.ndarray | float) -> np.ndarray:
+    """The logistic function, stable for large ``|z|``."""
+    return np.asarray(expit(np.asarray(z, dtype=float)))
+
+
+def auroc(labels: Sequence[int] | np.ndarray, scores: Sequence[float] | np.ndarray) -> float | None:
+    """Area under the ROC curve (tied scores count half); None unless both classes are present."""
+    y = np.asarray(labels, dtype=int)
+    if y.size == 0 or y.min() == y.max():
+        return None
+    return float(roc_auc_score(y, np.asarray(scores, dtype=float)))
+
+
+def roc_curve(labels: Sequence[int], scores: Sequence[float]) -> tuple[list[float], list[float]]:
+    """False and true positive rates at every distinct threshold, from (0, 0) to (1, 1)."""
+    y = np.asarray(labels, dtype=int)
+    if y.size == 0 or y.min() == y.max():
+        return [], []
+    fpr, tpr, _ = _sk_roc_curve(y, np.asarray(scores, dtype=float), drop_intermediate=False)
+    return [float(v) for v in fpr], [float(v) for v in tpr]
