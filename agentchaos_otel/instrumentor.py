@@ -11,6 +11,7 @@ on the first span that starts (``agentchaos.injector.refused``).
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import weakref
@@ -26,6 +27,9 @@ from agentchaos_otel.plans import binding
 from agentchaos_otel.plans.binding import EpisodeState
 from agentchaos_otel.plans.plan import NO_FAULTS, Plan, PlanError, resolve_plan
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
+
+# The HTTP clients the transports wrap, with the oldest version they were tested with.
+_CLIENT_LIBRARIES = {"httpx": "0.23", "httpx2": "0.1"}
 
 ENV_PLAN = "AGENTCHAOS_PLAN"
 ENV_SEED = "AGENTCHAOS_SEED"
@@ -87,8 +91,14 @@ class AgentChaosInstrumentor(BaseInstrumentor):  # type: ignore[misc]
     """Installs the fault-injecting transport under every httpx/httpx2 client of the process."""
 
     def instrumentation_dependencies(self) -> Collection[str]:
-        # httpx or httpx2: either is enough, and BaseInstrumentor can only express "all of".
-        return ()
+        """The HTTP client libraries this process has, or httpx when it has neither.
+
+        Either httpx or httpx2 is enough and ``BaseInstrumentor`` can only express "all of", so
+        the list names the installed ones; with none, OTel's dependency check reports httpx as
+        missing and skips the instrumentor, as for any contrib instrumentor.
+        """
+        found = [name for name in _CLIENT_LIBRARIES if importlib.util.find_spec(name) is not None]
+        return tuple(f"{name} >= {_CLIENT_LIBRARIES[name]}" for name in found or ["httpx"])
 
     def _instrument(self, **kwargs: Any) -> None:
         protect_auth_headers()

@@ -17,6 +17,7 @@ from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
+from opentelemetry.instrumentation.utils import is_instrumentation_enabled
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
@@ -141,7 +142,13 @@ class LLMCall:
     # -- lifecycle -------------------------------------------------------------------------------
     @classmethod
     def start(cls, request: Any, tracer: trace.Tracer) -> LLMCall | None:
-        """An LLMCall for a request to an LLM endpoint, whatever its body; None for other requests."""
+        """An LLMCall for a request to an LLM endpoint, whatever its body; None for other requests.
+
+        None as well while OTel instrumentation is suppressed (``suppress_instrumentation()``, an
+        exporter's own requests): the request then passes untouched, with no span and no fault.
+        """
+        if not is_instrumentation_enabled():
+            return None
         provider = recognise(request)
         if provider is None:
             return None
