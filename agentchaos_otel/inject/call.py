@@ -25,10 +25,11 @@ from agentchaos_otel import signals
 from agentchaos_otel.codecs import TooLarge, bounded_decompress
 from agentchaos_otel.faults import http as http_faults
 from agentchaos_otel.faults import llm_response
-from agentchaos_otel.faults import stream as sse
+from agentchaos_otel.faults.stream import Stall
 from agentchaos_otel.inject import wire
 from agentchaos_otel.plans.binding import EpisodeState, FaultRecord, active_state
 from agentchaos_otel.plans.plan import FaultRule
+from agentchaos_otel.sse import SSEParser
 from agentchaos_otel.trace import annotate, metrics
 
 MAX_INSPECT_BYTES = 8 * 1024 * 1024
@@ -89,7 +90,7 @@ class Buffered:
 
 def _sse_done(raw: bytes) -> bool:
     """The stream reached a complete ``[DONE]``: the SDKs stop reading there."""
-    parser = sse.SSEParser()
+    parser = SSEParser()
     return any(e.is_done and e.complete for e in parser.feed(raw) + parser.close())
 
 
@@ -405,7 +406,7 @@ class LLMCall:
     def process_sse_buffer(self, response: Any, raw: bytes) -> Rewrite:
         """A whole SSE body read up front so a content/tool-call fault can rewrite it."""
         try:
-            parser = sse.SSEParser()
+            parser = SSEParser()
             events = parser.feed(raw) + parser.close()
             body = self.wire.assemble_stream(events)
             before = self.wire.digest(body)
@@ -443,7 +444,7 @@ class BodyObserver:
         self.complete = False
         self.finished = False
 
-    def feed(self, chunk: bytes) -> list[bytes | sse.Stall]:
+    def feed(self, chunk: bytes) -> list[bytes | Stall]:
         if self.kept is not None:
             if len(self.kept) + len(chunk) > MAX_INSPECT_BYTES:
                 self.kept = None
@@ -452,7 +453,7 @@ class BodyObserver:
                 self.kept += chunk
         return [chunk]
 
-    def end_of_upstream(self) -> list[bytes | sse.Stall]:
+    def end_of_upstream(self) -> list[bytes | Stall]:
         self.complete = True
         return []
 
@@ -480,9 +481,9 @@ class StreamProcessor:
         self.delay_scale = call.state.plan.delay_scale if call.state is not None else 1.0
         self.faulter = faulter
         self.wire = call.wire
-        self.up = sse.SSEParser() if (faulter is not None or observe_original) else None
+        self.up = SSEParser() if (faulter is not None or observe_original) else None
         self.up_events: list[Any] = []
-        self.seen = sse.SSEParser()
+        self.seen = SSEParser()
         self.seen_events: list[Any] = []
         self.chunks = 0
         self.last_chunk_at: float | None = None
@@ -498,7 +499,7 @@ class StreamProcessor:
         self.chunks += 1
         self.seen_events.extend(self.seen.feed(data))
 
-    def feed(self, chunk: bytes) -> list[bytes | sse.Stall]:
+    def feed(self, chunk: bytes) -> list[bytes | Stall]:
         if self.broken or (self.faulter is None and self.up is None):
             if not self.broken:
                 self._guard(self._observe, chunk)
@@ -509,7 +510,7 @@ class StreamProcessor:
             if self.faulter is None:
                 self._observe(chunk)
                 return [chunk]
-            out: list[bytes | sse.Stall] = []
+            out: list[bytes | Stall] = []
             for event in events:
                 out.extend(self.faulter.process(event))
             return self._emitted(out)
@@ -518,12 +519,12 @@ class StreamProcessor:
             self.call.skip(f"injector error on stream: {type(exc).__name__}: {exc}")
             return [chunk]
 
-    def _emitted(self, out: list[bytes | sse.Stall]) -> list[bytes | sse.Stall]:
+    def _emitted(self, out: list[bytes | Stall]) -> list[bytes | Stall]:
         """Observe what goes to the agent; stalls follow the plan's delay scale."""
-        result: list[bytes | sse.Stall] = []
+        result: list[bytes | Stall] = []
         for item in out:
-            if isinstance(item, sse.Stall):
-                result.append(sse.Stall(item.seconds * self.delay_scale))
+            if isinstance(item, Stall):
+                result.append(Stall(item.seconds * self.delay_scale))
             else:
                 self._observe(item)
                 result.append(item)
@@ -536,13 +537,13 @@ class StreamProcessor:
             self.broken = True
             self.call.skip(f"stream observer error: {type(exc).__name__}: {exc}")
 
-    def end_of_upstream(self) -> list[bytes | sse.Stall]:
+    def end_of_upstream(self) -> list[bytes | Stall]:
         if self.broken or self.faulter is None:
             return []
         try:
             tail = self.up.close() if self.up is not None else []
             self.up_events.extend(tail)
-            out: list[bytes | sse.Stall] = []
+            out: list[bytes | Stall] = []
             for event in tail:
                 out.extend(self.faulter.process(event))
             out.extend(self.faulter.finish())

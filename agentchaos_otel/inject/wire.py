@@ -21,7 +21,7 @@ from agentchaos_otel.faults import llm_response
 from agentchaos_otel.faults import messages_stream as messages_sse
 from agentchaos_otel.faults import stream as chat_sse
 from agentchaos_otel.faults.catalog import FaultSpec
-from agentchaos_otel.faults.stream import SSEEvent
+from agentchaos_otel.sse import SSEEvent
 from agentchaos_otel.trace import annotate
 
 
