@@ -2,6 +2,20 @@
 
 Public names are imported lazily so that light modules (attribute names, signals) can be used
 without pulling in OTel SDK, httpx and the fault catalog.
+
+Layers, lowest first; a module imports only from its own layer's package or layers below
+(``[tool.importlinter]`` in pyproject.toml holds this order and CI checks it):
+
+1. names and pure helpers: ``attributes``; ``signals``, ``codecs``; ``tool_signals``
+2. ``faults``: the catalog and the pure rewrites of bodies, streams and tool results
+3. ``plans``: plans, schedules and the per-task binding of a plan to the calls it covers
+4. ``trace``: span annotation, step numbering, content capture, GenAI metrics
+5. ``inject``: the fault-injecting transports and the tool-result injector
+6. ``episodes`` (the ``episode()`` scope) and ``store`` (DuckDB, spool, OTLP receiver)
+7. ``instrumentor``; analysis: ``diagnosers``, ``predictors``; ``sim`` (simulated model)
+8. ``setup`` (``configure()``) and ``zero_code``
+9. ``campaign`` (runner, measures, report)
+10. ``cli`` and ``agents`` (agent adapters, found through the ``agentchaos_otel.agents`` entry points)
 """
 
 from __future__ import annotations
@@ -12,20 +26,20 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "AgentChaosInstrumentor": "agentchaos_otel.trace.instrumentor",
+    "AgentChaosInstrumentor": "agentchaos_otel.instrumentor",
     "AsyncChaosTransport": "agentchaos_otel.inject.transport",
     "ChaosTransport": "agentchaos_otel.inject.transport",
-    "Episode": "agentchaos_otel.trace.episode",
+    "Episode": "agentchaos_otel.episodes",
     "EpisodeSpanProcessor": "agentchaos_otel.trace.processors",
     "Handle": "agentchaos_otel.setup",
-    "Plan": "agentchaos_otel.inject.plan",
+    "Plan": "agentchaos_otel.plans.plan",
     "ToolFaultInjector": "agentchaos_otel.inject.tools",
-    "PlanError": "agentchaos_otel.inject.plan",
+    "PlanError": "agentchaos_otel.plans.plan",
     "configure": "agentchaos_otel.setup",
-    "episode": "agentchaos_otel.trace.episode",
+    "episode": "agentchaos_otel.episodes",
     "instrument_client": "agentchaos_otel.inject.install",
-    "load_plan_file": "agentchaos_otel.inject.plan",
-    "resolve_plan": "agentchaos_otel.inject.plan",
+    "load_plan_file": "agentchaos_otel.plans.plan",
+    "resolve_plan": "agentchaos_otel.plans.plan",
     "uninstrument_client": "agentchaos_otel.inject.install",
 }
 

@@ -210,10 +210,7 @@ SERVICE_NAME = "service.name"
 EXCEPTION_TYPE = "exception.type"
 EXCEPTION_MESSAGE = "exception.message"
 EXCEPTION_STACKTRACE = "exception.stacktrace"
-# Header names whose values are credentials (lower case). An attribute whose last dotted segment
-# is one of these (``http.request.header.authorization``, ``x_api_key`` ...) is never stored. The
-# list, and every other redaction rule, lives in agentchaos_otel/redact.py.
-from agentchaos_otel.redact import SECRET_HEADER_NAMES as SECRET_HEADER_NAMES  # noqa: E402
+# Credential header names, and every other redaction rule, live in agentchaos_otel/redact.py.
 
 # --- predictors (failure prediction) ---------------------------------------------------------
 PREDICTOR_THRESHOLD = "agentchaos.predictor.threshold"

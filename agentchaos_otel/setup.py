@@ -13,12 +13,11 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-from agentchaos_otel.inject.plan import Plan
-from agentchaos_otel.trace.instrumentor import (
+from agentchaos_otel.instrumentor import (
     AgentChaosInstrumentor,
     add_episode_processor,
-    protect_auth_headers,
 )
+from agentchaos_otel.plans.plan import Plan
 
 _OTLP_ENV = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
@@ -44,7 +43,7 @@ class Handle:
         return all(p.force_flush(timeout_millis) for p in self.processors)
 
     def shutdown(self) -> None:
-        from agentchaos_otel.trace.episode import END_HOOKS
+        from agentchaos_otel.episodes import END_HOOKS
 
         for hook in self.end_hooks:
             if hook in END_HOOKS:
@@ -91,7 +90,6 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
     """
     from agentchaos_otel.store.exporter import DuckDBSpanExporter
 
-    protect_auth_headers()
     provider: Any = tracer_provider or trace.get_tracer_provider()
     owns = False
     if not hasattr(provider, "add_span_processor"):
@@ -102,7 +100,7 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         owns = True
     add_episode_processor(provider)
     if predictor is not None:
-        from predictors.live import LivePredictorProcessor
+        from agentchaos_otel.predictors.live import LivePredictorProcessor
 
         provider.add_span_processor(LivePredictorProcessor(predictor, on_alarm=on_alarm))
     handle = Handle(provider=provider, db=Path(db) if db is not None else None, owns_provider=owns)
@@ -114,8 +112,8 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         if handle.metrics is not None:
             provider.add_span_processor(MetricsSpanProcessor())
     if diagnose_live:
-        from agentchaos_otel.trace.episode import END_HOOKS
-        from agentchaos_otel.trace.live_diagnosis import LiveDiagnosisProcessor
+        from agentchaos_otel.diagnosers.live import LiveDiagnosisProcessor
+        from agentchaos_otel.episodes import END_HOOKS
 
         live = LiveDiagnosisProcessor()
         provider.add_span_processor(live)

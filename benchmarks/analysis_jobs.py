@@ -3,7 +3,7 @@
 ``python -m benchmarks.analysis_jobs JOB FILE``; ``diagnose`` and ``report`` are the real CLI
 commands (run by the benchmark directly), the two here have no command of their own:
 
-- ``features``: step-prefix feature rows (``predictors.features.prefix_table``, feature set
+- ``features``: step-prefix feature rows (``agentchaos_otel.predictors.features.prefix_table``, feature set
   ``both``) of every episode, streamed from the store;
 - ``baseline``: every column of every span of the file read into Python through DuckDB's
   ``fetchall``, the floor any analysis that reads the spans pays.
@@ -17,8 +17,8 @@ import duckdb
 
 
 def features(path: str) -> int:
+    from agentchaos_otel.predictors.features import feature_names, prefix_table
     from agentchaos_otel.store.episodes import iter_episodes
-    from predictors.features import feature_names, prefix_table
 
     return len(prefix_table(iter_episodes(path), feature_names("both")).rows)  # type: ignore[arg-type]
 

@@ -32,10 +32,10 @@ from opentelemetry.instrumentation.httpx import HTTPX2ClientInstrumentor
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
 from agentchaos_otel.sim.policy import Turn
 from agentchaos_otel.sim.server import SimulatedModelServer
-from agentchaos_otel.trace.episode import episode
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 
 TARGET = 1.2

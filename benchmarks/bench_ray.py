@@ -4,7 +4,7 @@ Run: ``python -m benchmarks.bench_ray [--quick]``
 
 The reference agent runs tasks x conditions against the bundled SIMULATED model, served by this
 process on loopback (the shared model endpoint); episodes run on Ray actors
-(``agentchaos_otel.scale.ray_campaign``), one thread each, and this process writes the trace
+(``agentchaos_otel.campaign.ray_executor``), one thread each, and this process writes the trace
 file. Each configuration gets a fresh trace file. The speed-up is of the episode phase, from all
 actors constructed to the last batch stored (a campaign that needs Ray runs for hours; actor
 start-up is paid once); the whole call, actor start-up included, is reported beside it. Ray's own
@@ -25,8 +25,8 @@ TARGET_SPEEDUP = 1.5
 
 def _campaign(db: Path, tasks: int, conditions: list[str], workers: int) -> tuple[dict[str, float], dict[str, int]]:
     from agentchaos_otel.campaign.cli import AgentOptions, model_endpoint, reference_agent
+    from agentchaos_otel.campaign.ray_executor import WorkerSpec, run_campaign_ray
     from agentchaos_otel.campaign.runner import CampaignConfig
-    from agentchaos_otel.scale.ray_campaign import WorkerSpec, run_campaign_ray
 
     options = AgentOptions()
     setup = reference_agent(str(tasks), 0, conditions, options)

@@ -20,7 +20,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.trace import annotate, tool_signals
+from agentchaos_otel import tool_signals
+from agentchaos_otel.trace import annotate
 
 ERROR_TEXT = "[API ERROR] HTTP 500: Internal Server Error. The server had an error while processing your request."
 TOOL_CALL = {"id": "call_1", "type": "function",

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from opentelemetry import trace
 
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.setup import configure
-from agentchaos_otel.trace.episode import episode
 
 STEPS = 3  # child spans per episode (plus the root)
 

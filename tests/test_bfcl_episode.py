@@ -19,18 +19,18 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.agents.bfcl import UNAVAILABLE_REASON, bfcl_available
 from agentchaos_otel.sim.policy import Turn
 from agentchaos_otel.sim.server import SimulatedModelServer
-from benchmarks.bfcl import UNAVAILABLE_REASON, bfcl_available
 
 pytestmark = pytest.mark.skipif(not bfcl_available(), reason=UNAVAILABLE_REASON)
 
 if bfcl_available():
-    from benchmarks.bfcl.agent import AgentRun, run_agent
-    from benchmarks.bfcl.episode import EpisodeResult, run_bfcl_episode
-    from benchmarks.bfcl.grade import cached_instance_count, grade
-    from benchmarks.bfcl.sim_policy import BfclSimPolicy, FaultReactions, MistakeRates
-    from benchmarks.bfcl.tasks import get_task, load_tasks
+    from agentchaos_otel.agents.bfcl.agent import AgentRun, run_agent
+    from agentchaos_otel.agents.bfcl.episode import EpisodeResult, run_bfcl_episode
+    from agentchaos_otel.agents.bfcl.grade import cached_instance_count, grade
+    from agentchaos_otel.agents.bfcl.sim_policy import BfclSimPolicy, FaultReactions, MistakeRates
+    from agentchaos_otel.agents.bfcl.tasks import get_task, load_tasks
 
 MODEL = "sim-bfcl"
 TASK_IDS = ["multi_turn_base_0", "multi_turn_base_4", "multi_turn_base_60", "multi_turn_base_120"]
@@ -239,7 +239,7 @@ LLM_FAULTS = ["llm_error_single", "llm_empty_single", "tool_error_persistent", "
 
 
 def _llm_fault_episode(server: SimulatedModelServer, provider: TracerProvider, name: str) -> EpisodeResult:
-    from agentchaos_otel.inject.plan import from_fault_names
+    from agentchaos_otel.plans.plan import from_fault_names
 
     plan = from_fault_names([name]).with_overrides(delay_scale=0.0)
     return run_bfcl_episode("multi_turn_base_1", condition="none", seed=0, model=MODEL,
@@ -308,7 +308,7 @@ def test_unknown_condition_is_a_caller_error() -> None:
 ])
 def test_episode_label_tool_condition_and_plan(condition: str | None, plan: str | None, label: str,
                                               tool_condition: str, plan_name: str) -> None:
-    from benchmarks.bfcl.episode import episode_condition
+    from agentchaos_otel.agents.bfcl.episode import episode_condition
 
     got_label, got_tool, resolved = episode_condition(condition, plan)
     assert (got_label, got_tool, resolved.name) == (label, tool_condition, plan_name)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.bfcl import UNAVAILABLE_REASON, bfcl_available
+from agentchaos_otel.agents.bfcl import UNAVAILABLE_REASON, bfcl_available
 
 pytestmark = pytest.mark.skipif(not bfcl_available(), reason=UNAVAILABLE_REASON)
 
 if bfcl_available():
-    from benchmarks.bfcl.grade import cached_instance_count, grade
-    from benchmarks.bfcl.tasks import get_task
+    from agentchaos_otel.agents.bfcl.grade import cached_instance_count, grade
+    from agentchaos_otel.agents.bfcl.tasks import get_task
 
 
 def _gt(task_id: str) -> list[list[list[str]]]:

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from benchmarks.bfcl import UNAVAILABLE_REASON, bfcl_available
+from agentchaos_otel.agents.bfcl import UNAVAILABLE_REASON, bfcl_available
 
 pytestmark = pytest.mark.skipif(not bfcl_available(), reason=UNAVAILABLE_REASON)
 
 if bfcl_available():
-    from benchmarks.bfcl.sim_policy import BfclSimPolicy, FaultReactions, MistakeRates, classify_result
-    from benchmarks.bfcl.tasks import BfclTask, get_task, load_tasks
+    from agentchaos_otel.agents.bfcl.sim_policy import BfclSimPolicy, FaultReactions, MistakeRates, classify_result
+    from agentchaos_otel.agents.bfcl.tasks import BfclTask, get_task, load_tasks
 
 
 def _request(task: BfclTask, turn: int, history: list[tuple[str, dict[str, Any], str]]) -> dict[str, Any]:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.bfcl import UNAVAILABLE_REASON, bfcl_available
+from agentchaos_otel.agents.bfcl import UNAVAILABLE_REASON, bfcl_available
 
 pytestmark = pytest.mark.skipif(not bfcl_available(), reason=UNAVAILABLE_REASON)
 
 if bfcl_available():
-    from benchmarks.bfcl.env import BfclEnv, render_result
-    from benchmarks.bfcl.grade import cached_instance_count, grade
-    from benchmarks.bfcl.tasks import (
+    from agentchaos_otel.agents.bfcl.env import BfclEnv, render_result
+    from agentchaos_otel.agents.bfcl.grade import cached_instance_count, grade
+    from agentchaos_otel.agents.bfcl.tasks import (
         PYTHON_HINT,
         BfclTask,
         call_string,

@@ -9,11 +9,11 @@ import typer
 from typer.testing import CliRunner
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.agents.bfcl import bfcl_available
 from agentchaos_otel.campaign.cli import app, parse_conditions, parse_seeds, parse_subtasks, report_app
 from agentchaos_otel.campaign.runner import campaign_runs
 from agentchaos_otel.faults.catalog import agentchaos_names
-from agentchaos_otel.inject.schedule import ONCE_CONDITIONS
-from benchmarks.bfcl import bfcl_available
+from agentchaos_otel.plans.schedule import ONCE_CONDITIONS
 
 runner = CliRunner()
 

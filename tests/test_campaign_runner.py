@@ -22,7 +22,7 @@ from agentchaos_otel.campaign.runner import (
     finished_episodes,
     run_campaign,
 )
-from agentchaos_otel.inject.binding import current_episode
+from agentchaos_otel.plans.binding import current_episode
 from agentchaos_otel.store.episodes import load_episodes
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
@@ -102,7 +102,7 @@ def test_parallel_episodes_see_only_their_own_binding(memory: Memory) -> None:
 
 
 def test_agent_that_opens_its_own_episode_is_not_wrapped_twice(memory: Memory) -> None:
-    from agentchaos_otel.trace.episode import Episode
+    from agentchaos_otel.episodes import Episode
 
     provider, exporter = memory
 

@@ -59,7 +59,7 @@ def test_a_check_that_raises_or_returns_false_fails_the_report() -> None:
 
 
 def test_once_conditions_pass_their_checks() -> None:
-    from agentchaos_otel.inject.schedule import ONCE_CONDITIONS
+    from agentchaos_otel.plans.schedule import ONCE_CONDITIONS
 
     report = run_sanity(["none", *ONCE_CONDITIONS], seed=0)
     assert report.ok, report.failures

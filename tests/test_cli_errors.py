@@ -200,7 +200,7 @@ def test_installed_console_scripts(argv: tuple[str, ...], expected: int, files: 
 
 def test_debug_shows_the_traceback_of_a_known_failure(files: dict[str, str], capsys: pytest.CaptureFixture[str],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from diagnosers.tracefile import DiagnoseError
+    from agentchaos_otel.diagnosers.tracefile import DiagnoseError
 
     monkeypatch.setenv("AGENTCHAOS_DEBUG", "1")
     monkeypatch.setattr(sys, "argv", ["diagnose", files["missing"]])

@@ -20,15 +20,15 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.inject import binding
-from agentchaos_otel.inject.binding import EpisodeState
-from agentchaos_otel.inject.plan import resolve_plan
+from agentchaos_otel.diagnosers.observe import EpisodeView
+from agentchaos_otel.episodes import episode
+from agentchaos_otel.plans import binding
+from agentchaos_otel.plans.binding import EpisodeState
+from agentchaos_otel.plans.plan import resolve_plan
+from agentchaos_otel.predictors.live import span_step_kind
 from agentchaos_otel.store.episodes import load_episodes
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.trace.episode import episode
 from agentchaos_otel.trace.processors import OWN_SCOPE, EpisodeSpanProcessor
-from diagnosers.observe import EpisodeView
-from predictors.live import span_step_kind
 
 CHAT = {A.GEN_AI_OPERATION_NAME: A.OP_CHAT}
 OI_LLM = {A.OI_SPAN_KIND: "LLM"}

@@ -12,8 +12,8 @@ import httpx2
 import pytest
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.inject.transport import ChaosTransport
-from agentchaos_otel.trace.episode import episode
 
 
 def _message(tool: bool) -> dict[str, Any]:

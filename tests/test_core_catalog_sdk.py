@@ -17,11 +17,11 @@ import openai
 import pytest
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.faults.catalog import agentchaos_names, get_fault
-from agentchaos_otel.inject.plan import from_fault_names
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
-from agentchaos_otel.trace.episode import episode
-from agentchaos_otel.trace.signals import mojibake_score
+from agentchaos_otel.plans.plan import from_fault_names
+from agentchaos_otel.signals import mojibake_score
 from tests.conftest import WEATHER_TOOL
 
 MODES = ("sync", "async", "stream")

@@ -10,8 +10,8 @@ import openai
 import pytest
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
-from agentchaos_otel.trace.episode import episode
 
 MSG = [{"role": "user", "content": "TEXT 1"}]
 
@@ -83,7 +83,7 @@ def test_async_connect_error_retried_then_succeeds(mode_server: Any, memory_trac
 
 
 def test_latency_fault_delays_without_changing_the_body(mode_server: Any, memory_tracing: Any) -> None:
-    from agentchaos_otel.inject.plan import from_fault_names
+    from agentchaos_otel.plans.plan import from_fault_names
 
     provider, exporter = memory_tracing
     plan = from_fault_names(["latency_2s"]).with_overrides(delay_scale=0.1)

@@ -10,9 +10,9 @@ import httpx2
 import openai
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.inject.plan import from_fault_names
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
-from agentchaos_otel.trace.episode import episode
+from agentchaos_otel.plans.plan import from_fault_names
 from tests.conftest import WEATHER_TOOL
 
 
@@ -133,7 +133,7 @@ def test_threads_with_different_plans_stay_isolated(mode_server: Any, memory_tra
 
 
 def test_experiments_are_assigned_to_task_ids_deterministically() -> None:
-    from agentchaos_otel.inject.plan import plan_from_mapping
+    from agentchaos_otel.plans.plan import plan_from_mapping
 
     plan = plan_from_mapping({"name": "spread", "seed": 3, "experiment": [
         {"name": "a", "faults": ["llm_error_single"]}, {"name": "b", "faults": ["llm_empty_single"]},

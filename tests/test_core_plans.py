@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentchaos_otel.inject.plan import NO_FAULTS, PlanError, load_plan_file, resolve_plan
+from agentchaos_otel.plans.plan import NO_FAULTS, PlanError, load_plan_file, resolve_plan
 
 
 def test_catalog_name_and_list_resolve() -> None:

@@ -14,10 +14,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.inject.transport import ChaosTransport
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.trace.episode import episode
-from agentchaos_otel.trace.instrumentor import protect_auth_headers
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 
 SECRET = "sk-proj-SECRETc0ffee9f8e7d6c5b4a3"
@@ -42,8 +41,9 @@ def test_api_key_never_reaches_spans_or_duckdb(capture: str, tmp_path: Path, mod
     provider.add_span_processor(EpisodeSpanProcessor())
     provider.add_span_processor(SimpleSpanProcessor(memory))
     provider.add_span_processor(SimpleSpanProcessor(DuckDBSpanExporter(str(db))))
+    # Nothing is written to the environment: our span processor redacts credential headers the
+    # moment a span starts, so no exporter of the process (ours or the user's) ever sees them.
     monkeypatch.delenv("OTEL_INSTRUMENTATION_HTTP_CAPTURE_HEADERS_SANITIZE_FIELDS", raising=False)
-    protect_auth_headers()  # what configure() and the instrumentor do before anything else
     otel = HTTPX2ClientInstrumentor()
     otel.instrument(tracer_provider=provider)
     try:

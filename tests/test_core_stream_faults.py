@@ -10,10 +10,10 @@ import openai
 import pytest
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.faults.catalog import fault_names
-from agentchaos_otel.inject.plan import from_fault_names
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
-from agentchaos_otel.trace.episode import episode
+from agentchaos_otel.plans.plan import from_fault_names
 from tests.conftest import WEATHER_TOOL
 from tests.test_core_catalog_sdk import _normalise_stream
 

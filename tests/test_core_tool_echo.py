@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.inject.tools import ToolFaultInjector
-from agentchaos_otel.trace.episode import episode
 
 
 def get_order(order_id: str) -> dict[str, Any]:

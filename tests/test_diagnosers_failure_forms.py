@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.trace import signals
+from agentchaos_otel import signals
 
 
 @pytest.mark.parametrize("text,status,meaning", [

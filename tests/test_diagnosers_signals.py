@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.trace import signals
-from diagnosers.observe import key_style
+from agentchaos_otel import signals
+from agentchaos_otel.diagnosers.observe import key_style
 
 
 @pytest.mark.parametrize("text,marker", [

@@ -9,13 +9,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from agentchaos_otel.cli.errors import run_app
 from agentchaos_otel.cli.main import app
+from agentchaos_otel.cli_errors import run_app
+from agentchaos_otel.diagnosers.base import diagnose_episodes
+from agentchaos_otel.diagnosers.rules import RuleDiagnoser
+from agentchaos_otel.diagnosers.tracefile import load
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
 from agentchaos_otel.store.importer import TraceImportError, import_paths
-from diagnosers.base import diagnose_episodes
-from diagnosers.rules import RuleDiagnoser
-from diagnosers.tracefile import load
 from tests import ecosystem_builders as B
 
 _COLS = "trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, " \
@@ -142,7 +142,7 @@ def test_trajectories_become_episodes_with_outcome(tmp_path: Path) -> None:
 
 
 def test_diagnose_command_runs_unchanged_on_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from diagnosers.cli import app as diagnose_app
+    from agentchaos_otel.diagnosers.cli import app as diagnose_app
 
     traj = _write(tmp_path, "one.json", json.dumps(B.trajectory()))
     db = tmp_path / "cli.duckdb"

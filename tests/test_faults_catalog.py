@@ -8,7 +8,7 @@ import pytest
 
 from agentchaos_otel.faults import catalog as C
 from agentchaos_otel.faults.catalog import CATALOG, FaultSpec, UnknownFaultError, get_fault
-from agentchaos_otel.inject.plan import FaultRule, resolve_plan
+from agentchaos_otel.plans.plan import FaultRule, resolve_plan
 
 TYPES = ["error", "timeout", "empty", "truncate", "corrupt", "schema"]
 STRATS = ["single", "persistent", "intermittent", "burst"]

@@ -14,6 +14,7 @@ import openai
 import pytest
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.faults import anthropic as anth
 from agentchaos_otel.faults import catalog as C
 from agentchaos_otel.faults import variants as V
@@ -47,9 +48,8 @@ from agentchaos_otel.faults.stream import (
     render_chat_completion_sse,
 )
 from agentchaos_otel.inject.call import message_digest
-from agentchaos_otel.inject.plan import FaultRule, resolve_plan
 from agentchaos_otel.inject.transport import ChaosTransport
-from agentchaos_otel.trace.episode import episode
+from agentchaos_otel.plans.plan import FaultRule, resolve_plan
 from tests.conftest import WEATHER_TOOL
 
 VARIANTS = fault_names("variant")

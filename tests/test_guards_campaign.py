@@ -11,13 +11,13 @@ import pytest
 from typer.testing import CliRunner
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import stats
+from agentchaos_otel.agents.bfcl import bfcl_available
 from agentchaos_otel.campaign import measures as M
-from agentchaos_otel.campaign import stats
 from agentchaos_otel.campaign.guard_report import guard_measures
 from agentchaos_otel.campaign.guarded import expand_conditions, parse_guards, split_label
 from agentchaos_otel.campaign.report import rate
 from agentchaos_otel.campaign.runner import EpisodeSpec, campaign_runs
-from benchmarks.bfcl import bfcl_available
 from tests.test_campaign_cli import mounted
 from tests.test_report_corpus import episode, llm, tool
 

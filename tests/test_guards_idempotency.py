@@ -1,6 +1,6 @@
 """The idempotency guard: a repeated non-idempotent call after an error-looking result is not re-executed.
 
-The BFCL case is checked on the official execution backend's state (``benchmarks.bfcl.double``)
+The BFCL case is checked on the official execution backend's state (``agentchaos_otel.agents.bfcl.double``)
 and the official checker's verdict, independent of the guard's own bookkeeping.
 """
 
@@ -10,9 +10,9 @@ import openai
 import pytest
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.agents.bfcl import UNAVAILABLE_REASON, bfcl_available
+from agentchaos_otel.episodes import Episode
 from agentchaos_otel.guards import IdempotencyGuard, idempotent, not_idempotent
-from agentchaos_otel.trace.episode import Episode
-from benchmarks.bfcl import UNAVAILABLE_REASON, bfcl_available
 
 
 class Orders:
@@ -132,11 +132,11 @@ def test_bfcl_place_order_is_not_applied_twice_after_an_injected_timeout(memory_
     """multi_turn_base_120, once_timeout, seed 0: the timeout hits ``place_order`` and the simulated
     model (which always retries a timeout) sends it again. Without the guard the official backend
     books the order twice and the checker fails the episode; with it, once, and the checker passes."""
+    from agentchaos_otel.agents.bfcl.double import double_applications
+    from agentchaos_otel.agents.bfcl.episode import run_bfcl_episode
+    from agentchaos_otel.agents.bfcl.sim_policy import BfclSimPolicy, FaultReactions, MistakeRates
+    from agentchaos_otel.agents.bfcl.tasks import get_task
     from agentchaos_otel.sim.server import SimulatedModelServer
-    from benchmarks.bfcl.double import double_applications
-    from benchmarks.bfcl.episode import run_bfcl_episode
-    from benchmarks.bfcl.sim_policy import BfclSimPolicy, FaultReactions, MistakeRates
-    from benchmarks.bfcl.tasks import get_task
 
     provider, exporter = memory_tracing
     task = get_task("multi_turn_base_120")

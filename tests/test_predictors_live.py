@@ -16,14 +16,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Status, StatusCode
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.episodes import Episode
+from agentchaos_otel.predictors.features import EXTERNAL_FEATURES
+from agentchaos_otel.predictors.live import Alarm, LivePredictorProcessor, span_step_kind
+from agentchaos_otel.predictors.model import FailurePredictor, train
 from agentchaos_otel.store.episodes import load_episodes
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
 from agentchaos_otel.store.model import EpisodeTrace, StepRecord
-from agentchaos_otel.trace.episode import Episode
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
-from predictors.features import EXTERNAL_FEATURES
-from predictors.live import Alarm, LivePredictorProcessor, span_step_kind
-from predictors.model import FailurePredictor, train
 from tests.test_predictors_synth import synthetic_corpus, synthetic_episode
 
 

@@ -24,9 +24,9 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import StatusCode
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.trace.episode import episode
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 from tests.inject_harness import SCENARIOS, SSE_TEXT, Outcome, RawServer, run_async, run_sync, scenario_names
 

@@ -16,10 +16,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from agentchaos_otel.inject.binding import EpisodeState
-from agentchaos_otel.inject.plan import resolve_plan
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
-from agentchaos_otel.trace.episode import episode
+from agentchaos_otel.plans.binding import EpisodeState
+from agentchaos_otel.plans.plan import resolve_plan
 from tests.conftest import WEATHER_TOOL
 from tests.inject_harness import RawServer
 

@@ -17,10 +17,10 @@ import openai
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.inject import binding
+from agentchaos_otel.episodes import episode
+from agentchaos_otel.instrumentor import AgentChaosInstrumentor
+from agentchaos_otel.plans import binding
 from agentchaos_otel.setup import configure
-from agentchaos_otel.trace.episode import episode
-from agentchaos_otel.trace.instrumentor import AgentChaosInstrumentor
 
 
 @pytest.fixture

@@ -16,11 +16,11 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.store.durability import EpisodeFlushProcessor
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
 from agentchaos_otel.store.spool import Spool
 from agentchaos_otel.store.summary import render_summary, summarize
-from agentchaos_otel.trace.episode import episode
 from tests.store_child import STEPS
 
 ROOT = Path(__file__).resolve().parents[1]

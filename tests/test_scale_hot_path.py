@@ -15,12 +15,12 @@ import httpx2
 import openai
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import signals
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.faults import stream as sse
 from agentchaos_otel.inject import call as call_module
 from agentchaos_otel.inject.transport import ChaosTransport
-from agentchaos_otel.trace import signals
 from agentchaos_otel.trace.annotate import Conversation, conversation_digest, request_attributes
-from agentchaos_otel.trace.episode import episode
 
 TEXTS = ["Weather in Zürich?", "", "STRASSE ß", "İstanbul flights", "x" * 40, "ok"]
 

@@ -16,12 +16,12 @@ import pytest
 from typer.testing import CliRunner
 
 from agentchaos_otel.cli.main import app as agentchaos_app
+from agentchaos_otel.diagnosers.cli import app as diagnose_app
 from agentchaos_otel.store import schema
 from agentchaos_otel.store.db import StoreError, open_store
 from agentchaos_otel.store.episodes import load_episodes, load_ground_truth
 from agentchaos_otel.store.otlp_receiver import OTLPReceiver
 from agentchaos_otel.store.parquet import ParquetSpanSink, export_store, partition_of
-from diagnosers.cli import app as diagnose_app
 from tests.scale_builders import scale_store
 
 
@@ -78,8 +78,8 @@ def test_diagnose_and_report_commands_read_the_directory_unchanged(pair: tuple[P
 
 def test_predict_reads_the_directory_unchanged(pair: tuple[Path, Path]) -> None:
     """Every predict command loads through ``_load``; the feature rows it feeds the model match."""
-    from predictors.cli import _load
-    from predictors.features import feature_names, prefix_table
+    from agentchaos_otel.predictors.cli import _load
+    from agentchaos_otel.predictors.features import feature_names, prefix_table
 
     db, data = pair
     a, b = _load(db), _load(data)

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from agentchaos_otel.diagnosers.base import diagnose_episodes
+from agentchaos_otel.diagnosers.driver import diagnose_store
+from agentchaos_otel.diagnosers.rules import RuleDiagnoser
 from agentchaos_otel.store.db import StoreError, open_store
 from agentchaos_otel.store.episodes import iter_episode_chunks, load_episodes
 from agentchaos_otel.store.model import EpisodeTrace, StepRecord
-from diagnosers.base import diagnose_episodes
-from diagnosers.driver import diagnose_store
-from diagnosers.rules import RuleDiagnoser
 from tests.scale_builders import scale_store
 
 

@@ -17,14 +17,14 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.faults.catalog import CATALOG, fault_names
-from agentchaos_otel.inject.plan import from_fault_names
 from agentchaos_otel.inject.tools import ToolFaultInjector
 from agentchaos_otel.inject.transport import ChaosTransport
+from agentchaos_otel.plans.plan import from_fault_names
 from agentchaos_otel.sim.reference_agent import AgentRun, ReferencePolicy, run_reference_agent
 from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, RefTask, reference_tasks
 from agentchaos_otel.sim.server import SimulatedModelServer
-from agentchaos_otel.trace.episode import episode
 
 MODEL = "sim-reference"
 TASK = reference_tasks(1, seed=5, min_subtasks=2, max_subtasks=2)[0]

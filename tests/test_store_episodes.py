@@ -12,15 +12,15 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import SpanKind
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.inject.plan import from_fault_names
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.inject.tools import ToolFaultInjector
 from agentchaos_otel.inject.transport import ChaosTransport
+from agentchaos_otel.plans.plan import from_fault_names
 from agentchaos_otel.sim.server import SimulatedModelServer
 from agentchaos_otel.store.db import StoreError, open_store
 from agentchaos_otel.store.episodes import load_episodes, load_ground_truth
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
 from agentchaos_otel.store.model import FaultLabel
-from agentchaos_otel.trace.episode import episode
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 from tests.test_store_support import Step, emit_episode, provider
 

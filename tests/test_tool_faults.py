@@ -18,7 +18,7 @@ from agentchaos_otel.faults.tool_result import (
     UntransformableResult,
     apply_tool_fault,
 )
-from agentchaos_otel.trace.signals import is_json
+from agentchaos_otel.signals import is_json
 
 ORDER: dict[str, Any] = {
     "order_id": 12345,

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from agentchaos_otel.faults.tool_result import TOOL_FAULT_KINDS
-from agentchaos_otel.inject.schedule import (
+from agentchaos_otel.plans.schedule import (
     ONCE_CONDITIONS,
     ONCE_STEP_RANGE,
     PERSISTENT_START_RANGE,
@@ -144,13 +144,13 @@ def test_bad_arguments_are_refused() -> None:
 
 
 def test_conditions_match_what_plans_accept() -> None:
-    from agentchaos_otel.inject import plan
+    from agentchaos_otel.plans import plan
 
     assert TOOL_CONDITIONS == plan.TOOL_CONDITIONS
 
 
 def test_once_conditions_are_one_per_kind_and_accepted_by_plans() -> None:
-    from agentchaos_otel.inject.plan import resolve_plan
+    from agentchaos_otel.plans.plan import resolve_plan
 
     assert ONCE_CONDITIONS == tuple(f"once_{k}" for k in TOOL_FAULT_KINDS) and len(ONCE_CONDITIONS) == 7
     assert TOOL_CONDITIONS == TEMPORAL_CONDITIONS + ONCE_CONDITIONS

@@ -27,10 +27,10 @@ import duckdb
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.inject import binding
+from agentchaos_otel.instrumentor import AgentChaosInstrumentor
+from agentchaos_otel.plans import binding
 from agentchaos_otel.sim.reference_agent import ReferencePolicy
 from agentchaos_otel.sim.server import SimulatedModelServer
-from agentchaos_otel.trace.instrumentor import AgentChaosInstrumentor
 from agentchaos_otel.zero_code import drop_missing_exporters
 from agentchaos_otel.zero_code_launcher import select
 

@@ -1,8 +1,7 @@
 """``agentchaos campaign ...`` and ``agentchaos report ...``.
 
-The agent adapters live here, not in the runner: the runner is generic over ``run_one`` and the
-adapters are the only place that knows how the bundled reference agent and the BFCL harness
-are started, which tasks they have and which simulated policy stands in for a model.
+Agents are found by name through their entry points (``campaign/agents.py``); this module only
+parses options, picks the model endpoint and hands episodes to the runner.
 """
 
 from __future__ import annotations
@@ -11,17 +10,17 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 
-from agentchaos_otel.campaign.runner import CLEAN, EpisodeOutcome, EpisodeSpec
-from agentchaos_otel.cli.errors import fail, typer_app, usage_error
-from agentchaos_otel.inject.schedule import ONCE_CONDITIONS, TOOL_CONDITIONS
+from agentchaos_otel.campaign.agents import AgentOptions, AgentSetup, load_agent
+from agentchaos_otel.campaign.runner import CLEAN
+from agentchaos_otel.cli_errors import fail, typer_app, usage_error
+from agentchaos_otel.plans.schedule import ONCE_CONDITIONS, TOOL_CONDITIONS
 
 app = typer_app(help="Robustness campaigns: tasks x fault conditions x seeds.")
 campaign_app = app
@@ -34,9 +33,6 @@ report_app = typer_app(help="Robustness report from a trace file.", no_args_is_h
 # Names that stand for a group of conditions in ``--conditions``.
 CATALOG_ALIASES = ("catalog", "agentchaos65")
 ONCE_ALIAS = "once"
-# Top-k token logprobs asked for when ``--logprobs`` is on: the entropy features of the failure
-# predictors read them from the stored LLM spans.
-TOP_LOGPROBS = 20
 DEFAULT_SUBTASKS = "1-6"
 
 
@@ -73,7 +69,7 @@ def parse_conditions(text: str) -> list[str]:
     ``once`` stands for the seven single-fault tool conditions ``once_<kind>``. Aliases mix
     with names, e.g. ``catalog,once``.
     """
-    from agentchaos_otel.inject.plan import resolve_plan
+    from agentchaos_otel.plans.plan import resolve_plan
 
     given = list(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
     if not given:
@@ -109,154 +105,6 @@ def parse_subtasks(text: str) -> tuple[int, int]:
     if not (lo.strip().isdigit() and hi.strip().isdigit()) or not 1 <= int(lo) <= int(hi):
         raise usage_error(f"--subtasks must be MIN-MAX with 1 <= MIN <= MAX, e.g. 1-6 or 12-18; got {text!r}")
     return int(lo), int(hi)
-
-
-# --- Agents ----------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class AgentOptions:
-    """How the agents are run, beyond which tasks: shared by every agent adapter.
-
-    ``logprobs`` asks every model call for the top-20 token logprobs (the predictors' entropy
-    features); ``perfect`` takes the simulated model's own planned mistakes away, so every
-    failure is the faults' doing; ``step_cap`` is the agent's step limit (BFCL: tool-calling
-    steps per turn; reference agent: model calls per episode), None for the agent's default.
-    """
-
-    logprobs: bool = True
-    subtasks: tuple[int, int] = (1, 6)
-    perfect: bool = False
-    step_cap: int | None = None
-    guards: tuple[str, ...] = ()  # guards of the '+guarded' conditions (campaign/guarded.py)
-
-
-@dataclass
-class AgentSetup:
-    """What a campaign needs from an agent: its task ids, a policy for the simulated model, and
-    a factory making ``run_one`` once the model endpoint is known."""
-
-    name: str
-    task_ids: list[str]
-    policy: Any
-    make_run_one: Callable[[Any, str], Callable[[EpisodeSpec], Any]]
-    opens_episode: bool
-
-
-Tools = dict[str, Callable[..., Any]]
-
-
-def _tool_injector_wrap(tools: Tools, spec: EpisodeSpec, guard: Any = None) -> Tools:
-    """The agent's tools behind the tool-result injector, in every condition.
-
-    Clean and LLM-fault episodes go through it too (condition ``none``) so their tool calls are
-    traced like the faulted ones: the retry and abandonment baselines are measured on them.
-    Keyed by task id so a (condition, seed) faults the same calls of the same task however the
-    campaign schedules episodes.
-    """
-    from agentchaos_otel.campaign.guarded import split_label
-    from agentchaos_otel.inject.tools import ToolFaultInjector
-
-    base, _ = split_label(spec.condition)
-    condition = base if base in TOOL_CONDITIONS else CLEAN
-    injector = ToolFaultInjector(condition, seed=spec.seed, episode_key=spec.task_id)
-    return injector.wrap(dict(tools)) if guard is None else guard.wrap(dict(tools), injector=injector)
-
-
-# The reference agent's own model-call limit when --step-cap is not given.
-REFERENCE_MAX_STEPS = 30
-REFERENCE_MISTAKE_RATE = 0.05
-
-
-def reference_task_id(task_id: str, subtasks: tuple[int, int]) -> str:
-    """The stored task id: generated ids say nothing of the sub-query range, so a non-default
-    range is appended. Otherwise a long-task campaign written into a file that already holds
-    the default short tasks would count them as finished (the resume key is the task id) and skip."""
-    return task_id if subtasks == parse_subtasks(DEFAULT_SUBTASKS) else f"{task_id}-k{subtasks[0]}-{subtasks[1]}"
-
-
-def reference_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None,
-                    options: AgentOptions | None = None) -> AgentSetup:
-    from agentchaos_otel.sim.reference_agent import ReferencePolicy, run_reference_agent
-    from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, reference_tasks
-
-    opts = options or AgentOptions()
-    n = 200 if tasks == "all" else _count(tasks)  # generated tasks: "all" = the study's 200
-    lo, hi = opts.subtasks
-    by_id = {reference_task_id(t.task_id, opts.subtasks): t
-             for t in reference_tasks(n, seed, min_subtasks=lo, max_subtasks=hi)}
-    request_options = {"logprobs": True, "top_logprobs": TOP_LOGPROBS} if opts.logprobs else None
-    max_steps = opts.step_cap or max(REFERENCE_MAX_STEPS, 3 * hi)  # long tasks must not hit the cap clean
-
-    def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
-        from agentchaos_otel.campaign.guarded import GuardedClients, idempotency_factory
-
-        clients = GuardedClients(client, opts.guards)
-
-        def run_one(spec: EpisodeSpec) -> EpisodeOutcome:
-            task = by_id[spec.task_id]
-            use, is_guarded = clients.for_label(spec.condition)
-            guard = idempotency_factory()() if is_guarded and "idempotency" in opts.guards else None
-            run = run_reference_agent(use, task, model=model, tools=_tool_injector_wrap(REFERENCE_TOOLS, spec, guard),
-                                      max_steps=max_steps, request_options=request_options)
-            return EpisodeOutcome(bool(run.success), run.error)
-        return run_one
-
-    policy = ReferencePolicy(mistake_rate=0.0 if opts.perfect else REFERENCE_MISTAKE_RATE)
-    return AgentSetup("reference", list(by_id), policy, make, opens_episode=False)
-
-
-def bfcl_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None,
-               options: AgentOptions | None = None) -> AgentSetup:
-    from benchmarks.bfcl import UNAVAILABLE_REASON, bfcl_available
-
-    if not bfcl_available():
-        raise ValueError(UNAVAILABLE_REASON)
-    from benchmarks.bfcl.agent import DEFAULT_STEP_CAP
-    from benchmarks.bfcl.episode import run_bfcl_episode
-    from benchmarks.bfcl.sim_policy import BfclSimPolicy, MistakeRates
-    from benchmarks.bfcl.tasks import load_tasks, resolve_task_ids
-
-    opts = options or AgentOptions()
-    step_cap = opts.step_cap or DEFAULT_STEP_CAP
-
-    every = [t.id for t in load_tasks()]
-    ids = every if tasks == "all" else (every[:_count(tasks)] if tasks.isdigit() else resolve_task_ids(tasks))
-    unknown = sorted(set(ids) - set(every))
-    if unknown:
-        raise usage_error(f"unknown BFCL task id(s): {', '.join(unknown[:5])}")
-
-    def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
-        from agentchaos_otel.campaign.guarded import GuardedClients, idempotency_factory, split_label
-
-        clients = GuardedClients(client, opts.guards)
-
-        def run_one(spec: EpisodeSpec) -> Any:
-            # Tool conditions go to the tool-result injector; anything else names the LLM plan.
-            # The condition is passed as the episode's label either way, so an LLM-plan episode
-            # is stored under its plan's name, never as the clean baseline.
-            base, is_guarded = split_label(spec.condition)
-            plan = None if base in TOOL_CONDITIONS else base
-            use, _ = clients.for_label(spec.condition)
-            extra: dict[str, Any] = {}
-            if is_guarded:
-                extra = {"label": spec.condition, "guards": opts.guards,
-                         "idempotency": idempotency_factory() if "idempotency" in opts.guards else None}
-            return run_bfcl_episode(spec.task_id, condition=base, plan=plan, seed=spec.seed,
-                                    model=model, client=use, step_cap=step_cap, logprobs=opts.logprobs, **extra)
-        return run_one
-
-    policy = BfclSimPolicy(load_tasks(ids=ids), seed=seed, mistakes=MistakeRates() if opts.perfect else None)
-    return AgentSetup("bfcl", ids, policy, make, opens_episode=True)
-
-
-AgentFactory = Callable[[str, int, list[str], AgentOptions], AgentSetup]
-AGENTS: dict[str, AgentFactory] = {"reference": reference_agent, "bfcl": bfcl_agent}
-
-
-def _count(tasks: str) -> int:
-    if not tasks.isdigit() or int(tasks) < 1:
-        raise usage_error(f"--tasks must be a positive number or 'all', got {tasks!r}")
-    return int(tasks)
 
 
 def endpoint_key(base_url: str | None, model: str | None, api_key_env: str) -> str | None:
@@ -309,7 +157,8 @@ def sanity_cmd(
 
 @app.command("run")
 def run_cmd(
-    agent: Annotated[str, typer.Option(help="Agent: reference or bfcl.")] = "reference",
+    agent: Annotated[str, typer.Option(help="Agent adapter from the entry-point group agentchaos_otel.agents: "
+                                            "reference, bfcl, or your own.")] = "reference",
     tasks: Annotated[str,
                      typer.Option(help="Number of tasks, 'all', or (bfcl) ids/ranges like 0-9,17.")] = "10",
     conditions: Annotated[str, typer.Option(help="Comma list of tool conditions (none, independent, bursty, "
@@ -353,8 +202,7 @@ def run_cmd(
 
     console = Console(stderr=True)
     try:
-        if agent not in AGENTS:
-            raise usage_error(f"unknown agent {agent!r}; expected one of {', '.join(AGENTS)}")
+        factory = load_agent(agent)
         if executor not in ("local", "ray"):
             raise usage_error(f"unknown executor {executor!r}; expected local or ray")
         seed_list = parse_seeds(seeds)
@@ -379,7 +227,7 @@ def run_cmd(
             for c in report.failures:
                 typer.echo(f"FAIL  {c.name}: {c.detail}", err=True)
             raise ValueError(f"{len(report.failures)} sanity check(s) failed; the campaign did not start")
-        setup = AGENTS[agent](tasks, seed_list[0], conds, options)
+        setup = factory(tasks, seed_list[0], conds, options)
         conds = expand_conditions(conds, guards)
         finished_episodes(db)  # an unreadable file fails here, before anything is started
     except typer.Exit:
@@ -396,7 +244,7 @@ def run_cmd(
                                            **({"guards": list(guards)} if guards else {}),
                                            **({"subtasks": subtasks} if agent == "reference" else {})})
             if executor == "ray":
-                from agentchaos_otel.scale.ray_campaign import WorkerSpec, run_campaign_ray
+                from agentchaos_otel.campaign.ray_executor import WorkerSpec, run_campaign_ray
 
                 spec = WorkerSpec(agent=agent, tasks=tasks, seed=seed_list[0], conditions=tuple(conds),
                                   options=options, base_url=url, model=mdl, simulated=sim,

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.campaign import stats
+from agentchaos_otel import stats
 from agentchaos_otel.campaign.guarded import GUARDED_SUFFIX, split_label
 from agentchaos_otel.campaign.measures import (
     Estimate,

@@ -21,19 +21,22 @@ from typing import Any
 import numpy as np
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.campaign import stats
+from agentchaos_otel import stats
 from agentchaos_otel.campaign.guarded import GUARDED_SUFFIX
-from agentchaos_otel.inject.schedule import ONCE_CONDITIONS
+from agentchaos_otel.plans.schedule import ONCE_CONDITIONS, run_lengths
+from agentchaos_otel.stats import CI_LEVEL, blocks, percentile_interval, resampled_means, rng_for, sigmoid
 from agentchaos_otel.store.model import EpisodeTrace, StepRecord
 
 CLEAN = "none"
 DEFAULT_RESAMPLES = 2000
 RETRY_WINDOW = 3
-CI_LEVEL = stats.CI_LEVEL
 
 
-_rng = stats.rng
-_percentiles = stats.percentiles
+_rng = rng_for
+
+
+def _percentiles(samples: np.ndarray) -> tuple[float | None, float | None]:
+    return percentile_interval(samples, CI_LEVEL)
 
 
 @dataclass(frozen=True)
@@ -47,10 +50,6 @@ class Estimate:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-_blocks = stats.blocks
-resampled_means = stats.resampled_means
 
 
 def bootstrap_mean(values: Sequence[float], *, seed: int, label: str,
@@ -265,10 +264,6 @@ def _design(eps: Sequence[EpisodeTrace], types: Sequence[str]) -> tuple[np.ndarr
     return x, y
 
 
-def _sigmoid(z: np.ndarray | float) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.clip(np.asarray(z, dtype=float), -35.0, 35.0)))
-
-
 def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, max_iter: int = 100,
                  weights: np.ndarray | None = None, start: np.ndarray | None = None) -> np.ndarray:
     """Intercept and coefficients of a logistic regression by Newton-Raphson.
@@ -293,7 +288,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, max_iter: in
     outer = np.einsum("ni,nj->nij", design, design).reshape(len(design), k * k)
     for _ in range(max_iter):
         b, wa = beta[active], w[active]
-        p = _sigmoid(b @ design.T)
+        p = sigmoid(b @ design.T)
         grad = (wa * (y - p)) @ design - ridge * b
         curv = wa * p * (1 - p)
         hess = (curv @ outer).reshape(-1, k, k) + np.diag(ridge + 1e-9)
@@ -311,7 +306,7 @@ def _effects(beta: np.ndarray, x_mean: np.ndarray, n_types: int) -> np.ndarray:
     """One more fault of type k at the mean covariates: sigma(eta_bar + b_k) - sigma(eta_bar)."""
     beta = np.atleast_2d(beta)
     eta_bar = beta[:, 0] + beta[:, 1:] @ x_mean
-    return _sigmoid(eta_bar[:, None] + beta[:, 1:1 + n_types]) - _sigmoid(eta_bar)[:, None]
+    return sigmoid(eta_bar[:, None] + beta[:, 1:1 + n_types]) - sigmoid(eta_bar)[:, None]
 
 
 def _standardise_steps(x: np.ndarray) -> np.ndarray:
@@ -370,7 +365,7 @@ def _fit_family(eps: Sequence[EpisodeTrace], types: tuple[str, ...], *, seed: in
     rng = _rng(seed, "contributions", label)
     draws = [np.empty((0, len(types)))]
     # Each batched Newton step holds a few (block x episodes) arrays: size blocks by that.
-    for k in _blocks(resamples, len(eps) * 4):
+    for k in blocks(resamples, len(eps) * 4):
         n = len(eps)
         idx = rng.integers(0, n, size=(k, n)) + (np.arange(k) * n)[:, None]
         counts = np.bincount(idx.ravel(), minlength=k * n).reshape(k, n).astype(float)
@@ -465,7 +460,7 @@ class Rate:
 
     @property
     def interval(self) -> tuple[float | None, float | None]:
-        """Wilson score interval (``campaign.stats.wilson``)."""
+        """Wilson score interval (``stats.wilson``)."""
         return stats.wilson(self.hits, self.total)
 
     @property
@@ -654,19 +649,6 @@ class RunLengths:
     @property
     def rate(self) -> float | None:
         return self.faulted_steps / self.eligible_steps if self.eligible_steps else None
-
-
-def run_lengths(flags: Sequence[bool]) -> list[int]:
-    runs, cur = [], 0
-    for f in flags:
-        if f:
-            cur += 1
-        elif cur:
-            runs.append(cur)
-            cur = 0
-    if cur:
-        runs.append(cur)
-    return runs
 
 
 def burst_run_lengths(episodes: Sequence[EpisodeTrace]) -> dict[str, RunLengths]:

@@ -256,7 +256,7 @@ class CampaignRunner:
         self._stop.set()
 
     def _episode(self, spec: EpisodeSpec) -> Any:
-        from agentchaos_otel.trace.episode import Episode
+        from agentchaos_otel.episodes import Episode
 
         return Episode(spec.task_id, spec.plan, spec.seed, condition=spec.condition, agent_name=spec.agent,
                        simulated=self.simulated, tracer_provider=self.tracer_provider)

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentchaos_otel.inject.binding import STAGE_OF_TARGET, EpisodeState
-from agentchaos_otel.inject.plan import TOOL_CONDITIONS, Plan, resolve_plan
-from agentchaos_otel.inject.schedule import ONCE_CONDITIONS
+from agentchaos_otel.plans.binding import STAGE_OF_TARGET, EpisodeState
+from agentchaos_otel.plans.plan import TOOL_CONDITIONS, Plan, resolve_plan
+from agentchaos_otel.plans.schedule import ONCE_CONDITIONS
 
 PROBE_STEPS = 60
 DEFAULT_LLM_PROBE = "llm_error_intermittent"
@@ -54,7 +54,7 @@ class SanityReport:
 
 def _schedule_decisions(condition: str, seed: int, *, rate: float | None = None,
                         steps: int = PROBE_STEPS) -> list[str | None]:
-    from agentchaos_otel.inject.schedule import ToolFaultSchedule
+    from agentchaos_otel.plans.schedule import ToolFaultSchedule
 
     kwargs: dict[str, Any] = {} if rate is None else {"rate": rate}
     return ToolFaultSchedule(condition, random.Random(seed), **kwargs).run(steps)
@@ -97,7 +97,7 @@ def _injector_available() -> bool:
 def _once_check(condition: str, seed: int) -> tuple[bool, str]:
     """A ``once_<kind>`` schedule fires its kind exactly once, inside ONCE_STEP_RANGE, and the
     seed chooses where: one seed alone may land on any step, so eight seeds are compared."""
-    from agentchaos_otel.inject.schedule import ONCE_STEP_RANGE, once_kind
+    from agentchaos_otel.plans.schedule import ONCE_STEP_RANGE, once_kind
 
     kind = once_kind(condition)
     lo, hi = ONCE_STEP_RANGE

@@ -14,8 +14,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from agentchaos_otel.cli.errors import CLIError, usage_error
-from agentchaos_otel.inject.schedule import TOOL_CONDITIONS
+from agentchaos_otel.cli_errors import CLIError, usage_error
+from agentchaos_otel.plans.schedule import TOOL_CONDITIONS
 
 # One condition per episode, cycled: the LLM-response faults of both targets, compound, positional,
 # real HTTP, streaming, and tool-result conditions, plus clean episodes to compare against.
@@ -38,10 +38,10 @@ def _client(base_url: str, api_key: str) -> Any:
 
 def run_episode(client: Any, task: Any, condition: str, *, seed: int, model: str, simulated: bool,
                 logprobs: bool) -> dict[str, Any]:
+    from agentchaos_otel.episodes import episode
     from agentchaos_otel.inject.tools import ToolFaultInjector
     from agentchaos_otel.sim.reference_agent import run_reference_agent
     from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS
-    from agentchaos_otel.trace.episode import episode
 
     with episode(task.task_id, plan=condition, seed=seed, condition=condition, agent_name="reference-agent",
                  simulated=simulated) as ep:

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentchaos_otel.cli import traces as _traces_cli
-from agentchaos_otel.cli.errors import entry, typer_app, usage_error
+from agentchaos_otel.cli_errors import entry, typer_app, usage_error
 
 app = typer_app(help="Chaos engineering and fault diagnosis for LLM agents, on OpenTelemetry.")
 faults_app = typer_app(help="The fault catalog.")
@@ -134,9 +134,11 @@ _LAZY_AREAS = {
                  "Robustness campaigns: tasks x fault conditions x seeds."),
     "report": ("agentchaos_otel.campaign.cli", "report_app",
                "Robustness report (tables, JSON, HTML plots) from a trace file."),
-    "predict": ("predictors.cli", "app", "Early failure warning from external signals and logprob entropy."),
-    "diagnose": ("diagnosers.cli", "app", "Name the fault type and step of every failed episode."),
-    "bfcl": ("benchmarks.bfcl.cli", "app", "BFCL v4 multi-turn tasks (see `agentchaos campaign run --agent bfcl`)."),
+    "predict": ("agentchaos_otel.predictors.cli", "app",
+                "Early failure warning from external signals and logprob entropy."),
+    "diagnose": ("agentchaos_otel.diagnosers.cli", "app", "Name the fault type and step of every failed episode."),
+    "bfcl": ("agentchaos_otel.agents.bfcl.cli", "app",
+             "BFCL v4 multi-turn tasks (see `agentchaos campaign run --agent bfcl`)."),
     "sim": ("agentchaos_otel.sim.cli", "app", "Run the bundled SIMULATED model server (not a real LLM)."),
 }
 
@@ -149,7 +151,7 @@ def _lazy_area(name: str, module: str, attr: str, help_text: str) -> None:
     def _delegate(ctx: typer.Context) -> None:
         import importlib
 
-        from agentchaos_otel.cli.errors import run_app
+        from agentchaos_otel.cli_errors import run_app
 
         sub = getattr(importlib.import_module(module), attr)
         code = run_app(sub, f"agentchaos {name}", list(ctx.args))

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from agentchaos_otel.cli.errors import usage_error
+from agentchaos_otel.cli_errors import usage_error
 
 console = Console()
 
@@ -135,7 +135,7 @@ def _export(
 ) -> None:
     """Replay stored traces to any OTLP backend with original ids and timings, plus diagnoses and predictions."""
     from agentchaos_otel.otlp import span_exporter_from_env
-    from agentchaos_otel.store.otlp_export import replay
+    from agentchaos_otel.replay import replay
     from agentchaos_otel.trace.redacting import RedactingSpanExporter
 
     if not db.exists():

@@ -37,7 +37,8 @@ from typing import Any
 from agentchaos_otel.faults import catalog as C
 from agentchaos_otel.faults.catalog import FaultSpec
 from agentchaos_otel.faults.llm_response import CORRUPTION_MODES, corrupt_text
-from agentchaos_otel.faults.stream import SSEEvent, Stall, encode_event
+from agentchaos_otel.faults.stream import Stall
+from agentchaos_otel.sse import SSEEvent, encode_event
 
 MESSAGE_STOP = encode_event({"type": "message_stop"}, event="message_stop")
 _DELTA_FIELDS = {"text_delta": "text", "input_json_delta": "partial_json", "thinking_delta": "thinking"}

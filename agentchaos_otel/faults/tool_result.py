@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentchaos_otel.trace.signals import is_json
-from agentchaos_otel.trace.tool_signals import parsed_result, result_text
+from agentchaos_otel.signals import is_json
+from agentchaos_otel.tool_signals import parsed_result, result_text
 
 TOOL_FAULT_KINDS = ("timeout", "rate_limit", "empty", "malformed_json", "truncated", "key_rename",
                     "wrong_value")

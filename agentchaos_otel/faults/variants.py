@@ -12,16 +12,16 @@ and its ``fault_type`` is the ground truth. Content and tool-call variants keep 
 field guard like the matrix entries they vary; HTTP, stream and content-filter variants, like
 their catalog counterparts, do not.
 
-This module holds data only. ``catalog`` registers the specs after its first 80 entries; the
-catalog is imported inside ``build_variants`` because it in turn imports this module.
+This module holds data only, built from the vocabulary in ``faults/spec.py``; ``catalog``
+registers the specs after its first 80 entries.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agentchaos_otel.faults.catalog import FaultSpec
+from agentchaos_otel.faults import spec as C
+from agentchaos_otel.faults.spec import FaultSpec
 
 # --- error pages and error objects written into a 200 response (label "error") ---------------
 NGINX_504_HTML = ("<html>\r\n<head><title>504 Gateway Time-out</title></head>\r\n<body>\r\n"
@@ -90,8 +90,6 @@ APIGW_502_JSON = '{"message": "Internal server error"}'
 
 def build_variants() -> list[FaultSpec]:
     """The held-out specs in a fixed order (content, tool calls, HTTP, stream)."""
-    from agentchaos_otel.faults import catalog as C
-
     def one(name: str, fault_type: str, target: str, op: str, description: str, *,
             guard: bool | None = None, delay_s: float = 0.0, **params: Any) -> C.FaultSpec:
         if guard is None:
@@ -249,6 +247,4 @@ def build_variants() -> list[FaultSpec]:
 
 def held_out_names() -> list[str]:
     """The variant names in catalog order (the same list as ``fault_names("variant")``)."""
-    from agentchaos_otel.faults.catalog import VARIANT_FAMILY, fault_names
-
-    return fault_names(VARIANT_FAMILY)
+    return [spec.name for spec in build_variants()]

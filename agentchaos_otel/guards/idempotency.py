@@ -37,7 +37,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, TracerProvider
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.trace import tool_signals
+from agentchaos_otel import tool_signals
 
 TRACER_NAME = "agentchaos_otel"
 FIRST_RESULT, ALREADY_APPLIED = "first_result", "already_applied"

@@ -17,18 +17,20 @@ from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
+from opentelemetry.instrumentation.utils import is_instrumentation_enabled
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel import redact
+from agentchaos_otel import redact, signals
 from agentchaos_otel.codecs import TooLarge, bounded_decompress
 from agentchaos_otel.faults import http as http_faults
 from agentchaos_otel.faults import llm_response
-from agentchaos_otel.faults import stream as sse
+from agentchaos_otel.faults.stream import Stall
 from agentchaos_otel.inject import hold, wire
-from agentchaos_otel.inject.binding import EpisodeState, FaultRecord, active_state
-from agentchaos_otel.inject.plan import FaultRule
-from agentchaos_otel.trace import annotate, metrics, signals
+from agentchaos_otel.plans.binding import EpisodeState, FaultRecord, active_state
+from agentchaos_otel.plans.plan import FaultRule
+from agentchaos_otel.sse import SSEParser
+from agentchaos_otel.trace import annotate, metrics
 
 MAX_INSPECT_BYTES = 8 * 1024 * 1024
 _DROP_ON_REWRITE = ("content-length", "content-encoding", "transfer-encoding")
@@ -88,7 +90,7 @@ class Buffered:
 
 def _sse_done(raw: bytes) -> bool:
     """The stream reached a complete ``[DONE]``: the SDKs stop reading there."""
-    parser = sse.SSEParser()
+    parser = SSEParser()
     return any(e.is_done and e.complete for e in parser.feed(raw) + parser.close())
 
 
@@ -155,7 +157,13 @@ class LLMCall:
     # -- lifecycle -------------------------------------------------------------------------------
     @classmethod
     def start(cls, request: Any, tracer: trace.Tracer) -> LLMCall | None:
-        """An LLMCall for a request to an LLM endpoint, whatever its body; None for other requests."""
+        """An LLMCall for a request to an LLM endpoint, whatever its body; None for other requests.
+
+        None as well while OTel instrumentation is suppressed (``suppress_instrumentation()``, an
+        exporter's own requests): the request then passes untouched, with no span and no fault.
+        """
+        if not is_instrumentation_enabled():
+            return None
         redact.remember_request(request)  # so an echo of its credentials is redacted from any span
         provider = recognise(request)
         if provider is None:
@@ -426,7 +434,7 @@ class LLMCall:
     def process_sse_buffer(self, response: Any, raw: bytes) -> Rewrite:
         """A whole SSE body read up front so a content/tool-call fault can rewrite it."""
         try:
-            parser = sse.SSEParser()
+            parser = SSEParser()
             events = parser.feed(raw) + parser.close()
             body = self.wire.assemble_stream(events)
             before = self.wire.digest(body)
@@ -464,7 +472,7 @@ class BodyObserver:
         self.complete = False
         self.finished = False
 
-    def feed(self, chunk: bytes) -> list[bytes | sse.Stall]:
+    def feed(self, chunk: bytes) -> list[bytes | Stall]:
         if self.kept is not None:
             if len(self.kept) + len(chunk) > MAX_INSPECT_BYTES:
                 self.kept = None
@@ -473,7 +481,7 @@ class BodyObserver:
                 self.kept += chunk
         return [chunk]
 
-    def end_of_upstream(self) -> list[bytes | sse.Stall]:
+    def end_of_upstream(self) -> list[bytes | Stall]:
         self.complete = True
         return []
 
@@ -503,9 +511,9 @@ class StreamProcessor:
         self.wire = call.wire
         # Without a faulter the agent gets the upstream bytes unchanged, so the one parser of what
         # the agent saw also describes the original: no second parser on unfaulted streams.
-        self.up = sse.SSEParser() if faulter is not None else None
+        self.up = SSEParser() if faulter is not None else None
         self.up_events: list[Any] = []
-        self.seen = sse.SSEParser()
+        self.seen = SSEParser()
         self.seen_events: list[Any] = []
         self.chunks = 0
         self.last_chunk_at: float | None = None
@@ -521,7 +529,7 @@ class StreamProcessor:
         self.chunks += 1
         self.seen_events.extend(self.seen.feed(data))
 
-    def feed(self, chunk: bytes) -> list[bytes | sse.Stall]:
+    def feed(self, chunk: bytes) -> list[bytes | Stall]:
         if self.broken or (self.faulter is None and self.up is None):
             if not self.broken:
                 self._guard(self._observe, chunk)
@@ -532,7 +540,7 @@ class StreamProcessor:
             if self.faulter is None:
                 self._observe(chunk)
                 return [chunk]
-            out: list[bytes | sse.Stall] = []
+            out: list[bytes | Stall] = []
             for event in events:
                 out.extend(self.faulter.process(event))
             return self._emitted(out)
@@ -541,12 +549,12 @@ class StreamProcessor:
             self.call.skip(f"injector error on stream: {type(exc).__name__}: {exc}")
             return [chunk]
 
-    def _emitted(self, out: list[bytes | sse.Stall]) -> list[bytes | sse.Stall]:
+    def _emitted(self, out: list[bytes | Stall]) -> list[bytes | Stall]:
         """Observe what goes to the agent; stalls follow the plan's delay scale."""
-        result: list[bytes | sse.Stall] = []
+        result: list[bytes | Stall] = []
         for item in out:
-            if isinstance(item, sse.Stall):
-                result.append(sse.Stall(item.seconds * self.delay_scale))
+            if isinstance(item, Stall):
+                result.append(Stall(item.seconds * self.delay_scale))
             else:
                 self._observe(item)
                 result.append(item)
@@ -559,13 +567,13 @@ class StreamProcessor:
             self.broken = True
             self.call.skip(f"stream observer error: {type(exc).__name__}: {exc}")
 
-    def end_of_upstream(self) -> list[bytes | sse.Stall]:
+    def end_of_upstream(self) -> list[bytes | Stall]:
         if self.broken or self.faulter is None:
             return []
         try:
             tail = self.up.close() if self.up is not None else []
             self.up_events.extend(tail)
-            out: list[bytes | sse.Stall] = []
+            out: list[bytes | Stall] = []
             for event in tail:
                 out.extend(self.faulter.process(event))
             out.extend(self.faulter.finish())

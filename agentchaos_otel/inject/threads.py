@@ -20,7 +20,7 @@ from typing import Any
 import wrapt
 from opentelemetry import context as otel_context
 
-from agentchaos_otel.inject import binding
+from agentchaos_otel.plans import binding
 
 _patched: list[tuple[type, str]] = []
 

@@ -18,11 +18,11 @@ tool's own exceptions propagate, because handling those is the agent's business.
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
 import json
 import random
 import threading
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -31,22 +31,39 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import signals, tool_signals
 from agentchaos_otel.faults.tool_result import (
     TOOL_FAULT_KINDS,
     EpisodeToolState,
     UntransformableResult,
     apply_tool_fault,
 )
-from agentchaos_otel.inject import binding
-from agentchaos_otel.inject.binding import EpisodeState, FaultRecord
-from agentchaos_otel.inject.schedule import INDEPENDENT_RATE, TOOL_CONDITIONS, ToolFaultSchedule
-from agentchaos_otel.trace import signals, tool_signals
+from agentchaos_otel.plans import binding
+from agentchaos_otel.plans.binding import EpisodeState, FaultRecord
+from agentchaos_otel.plans.schedule import INDEPENDENT_RATE, TOOL_CONDITIONS, ToolFaultSchedule
+from agentchaos_otel.seeds import derive_seed
 from agentchaos_otel.trace.annotate import content_capture_enabled
 
 TRACER_NAME = "agentchaos_otel"
 # Keyword a wrapped tool accepts out-of-band (and never passes on) to label its span with the
 # model's tool-call id: ``tools.get_stock_info(symbol="NVDA", agentchaos_call_id="call_7")``.
 CALL_ID_KWARG = "agentchaos_call_id"
+# The wrappers ``wrap_function`` made, by identity: ``functools.wraps`` copies the tool's
+# ``__dict__`` and a marker attribute would leak onto any decorator wrapped around ours, which
+# would then be handed a keyword it does not take.
+_call_id_wrappers: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
+
+
+def call_id_keyword(fn: Callable[..., Any]) -> str | None:
+    """The keyword that passes the model's tool-call id to ``fn``, if ``fn`` is one of our wrappers.
+
+    Agents that know the call id (the bundled reference agent does) pass it so the tool's
+    ``execute_tool`` span joins up with the model's call; any other callable gets None.
+    """
+    try:
+        return CALL_ID_KWARG if fn in _call_id_wrappers else None
+    except TypeError:  # not weak-referenceable: not ours
+        return None
 # Where ``for_current_episode`` keeps the episode's injector.
 SCRATCH_KEY = "tool_fault_injector"
 
@@ -59,10 +76,6 @@ def _active_state() -> EpisodeState | None:
     """This task's episode, else the process-wide plan set by ``configure``."""
     return binding.active_state()
 
-
-def _derive_seed(*parts: Any) -> int:
-    """A stable 64-bit seed from any parts (Python's ``hash`` is salted per process)."""
-    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "big")
 
 
 def _episode_condition(ep: Any) -> str | None:
@@ -107,10 +120,10 @@ class ToolFaultInjector:
         self.seed = seed
         self.episode_key = episode_key
         self.experiment = f"tool_{condition}"
-        schedule_rng = random.Random(_derive_seed("tool-schedule", seed, episode_key))
+        schedule_rng = random.Random(derive_seed("tool-schedule", seed, episode_key))
         self.schedule = ToolFaultSchedule(condition, schedule_rng, kinds=kinds, rate=rate)
-        self.state = EpisodeToolState(seed=_derive_seed("tool-rename", seed, episode_key))
-        self._mutate_seed = _derive_seed("tool-mutate", seed, episode_key)
+        self.state = EpisodeToolState(seed=derive_seed("tool-rename", seed, episode_key))
+        self._mutate_seed = derive_seed("tool-mutate", seed, episode_key)
         self._episode = ep
         self._tracer_provider = tracer_provider
         self._lock = threading.Lock()
@@ -163,12 +176,14 @@ class ToolFaultInjector:
             async def async_tool(*args: Any, **kwargs: Any) -> Any:
                 call_id = kwargs.pop(CALL_ID_KWARG, None)
                 return await self._ainvoke(tool, fn, args, kwargs, call_id)
+            _call_id_wrappers.add(async_tool)
             return async_tool
 
         @functools.wraps(fn)
         def tool_wrapper(*args: Any, **kwargs: Any) -> Any:
             call_id = kwargs.pop(CALL_ID_KWARG, None)
             return self._invoke(tool, fn, args, kwargs, call_id)
+        _call_id_wrappers.add(tool_wrapper)
         return tool_wrapper
 
     @property
@@ -329,7 +344,7 @@ class ToolFaultInjector:
         before = signals.digest(before_text)
         shown = result
         if kind is not None:
-            rng = random.Random(_derive_seed(self._mutate_seed, index))
+            rng = random.Random(derive_seed(self._mutate_seed, index))
             with self._lock:  # key renames are shared episode state
                 shown = apply_tool_fault(kind, result, rng=rng, state=self.state)
         after_text = tool_signals.result_text(shown) if kind is not None else before_text

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import signals
 from agentchaos_otel.faults import anthropic as anthropic_faults
 from agentchaos_otel.faults import llm_response
 from agentchaos_otel.faults import messages_stream as messages_sse
 from agentchaos_otel.faults import stream as chat_sse
 from agentchaos_otel.faults.catalog import FaultSpec
-from agentchaos_otel.faults.stream import SSEEvent
-from agentchaos_otel.trace import annotate, signals
+from agentchaos_otel.sse import SSEEvent
+from agentchaos_otel.trace import annotate
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Annotated, Any
 
 import typer
 
-from agentchaos_otel.cli.errors import fail, typer_app
+from agentchaos_otel.cli_errors import fail, typer_app
 from agentchaos_otel.sim.policy import Policy
 from agentchaos_otel.sim.server import SimulatedModelServer
 

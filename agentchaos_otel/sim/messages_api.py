@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentchaos_otel.sim.server import _Completion
+    from agentchaos_otel.sim.completions import Completion
 
 MESSAGES_PATH = "/v1/messages"
 TEXT_CHUNK_TOKENS = 1  # one text_delta per simulated token, as the API streams them
@@ -122,7 +122,7 @@ def to_chat_request(request: Any) -> dict[str, Any]:
     return out
 
 
-def _message_id(c: _Completion) -> str:
+def _message_id(c: Completion) -> str:
     return "msg_" + c.id.split("-", 1)[-1]
 
 
@@ -139,12 +139,12 @@ def _input(arguments: str) -> Any:
     return value if isinstance(value, dict) else {}
 
 
-def _usage(c: _Completion) -> dict[str, Any]:
+def _usage(c: Completion) -> dict[str, Any]:
     return {"input_tokens": c.prompt_tokens, "output_tokens": c.choices[0].completion_tokens,
             "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 
 
-def message_body(c: _Completion) -> dict[str, Any]:
+def message_body(c: Completion) -> dict[str, Any]:
     """The non-streamed Message for a completion (first choice: the API has no ``n``)."""
     ch = c.choices[0]
     content: list[dict[str, Any]] = []
@@ -157,7 +157,7 @@ def message_body(c: _Completion) -> dict[str, Any]:
             "usage": _usage(c)}
 
 
-def message_events(c: _Completion) -> Iterator[tuple[str, dict[str, Any]]]:
+def message_events(c: Completion) -> Iterator[tuple[str, dict[str, Any]]]:
     """(event name, data) of the SSE stream the API sends for the same Message."""
     ch = c.choices[0]
     start = {k: v for k, v in message_body(c).items() if k not in ("content", "stop_reason", "usage")}

@@ -16,9 +16,9 @@ import inspect
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import CodeType
 from typing import Any
 
+from agentchaos_otel.inject.tools import call_id_keyword
 from agentchaos_otel.sim.reference_policy import ReferencePolicy
 from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, TOOL_SPECS, RefTask, ToolLogEntry
 
@@ -225,37 +225,10 @@ def _error_text(exc: BaseException) -> str:
     return f"Error: {type(exc).__name__}: {exc}"
 
 
-_MISSING: Any = object()
-_call_id_wrappers: Any = _MISSING
-
-
-def _call_id_wrapper_codes() -> tuple[frozenset[CodeType], str | None]:
-    """The code of the wrappers ``ToolFaultInjector.wrap_function`` returns, and the keyword they take.
-
-    Those wrappers take the model's call id out of band to label their ``execute_tool`` span. They
-    carry no marker of their own (``functools.wraps`` copies the tool's name, ``__wrapped__`` and
-    ``__dict__``), so their code object is what tells them apart from the bare tool or any other
-    decorator, to which the extra keyword would be an error. If the injector cannot be imported
-    or is restructured, nothing matches and tools are called exactly as the model asked.
-    """
-    global _call_id_wrappers
-    if _call_id_wrappers is _MISSING:
-        try:
-            from agentchaos_otel.inject.tools import CALL_ID_KWARG, ToolFaultInjector
-
-            consts = ToolFaultInjector.wrap_function.__code__.co_consts
-            _call_id_wrappers = (frozenset(c for c in consts if isinstance(c, CodeType)), CALL_ID_KWARG)
-        except Exception:  # no injector, no call ids; the agent still runs
-            _call_id_wrappers = (frozenset(), None)
-    return _call_id_wrappers
-
-
 def _tool_kwargs(fn: Callable[..., Any], args: dict[str, Any], call_id: str) -> dict[str, Any]:
     """The model's arguments, plus the call id when ``fn`` is a tool-fault-injector wrapper."""
-    codes, keyword = _call_id_wrapper_codes()
-    if keyword is not None and getattr(fn, "__code__", None) in codes:
-        return {**args, keyword: call_id}
-    return args
+    keyword = call_id_keyword(fn)
+    return {**args, keyword: call_id} if keyword is not None else args
 
 
 def run_reference_agent(client: Any, task: RefTask, *, model: str,

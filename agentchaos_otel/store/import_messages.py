@@ -23,10 +23,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import signals, tool_signals
 from agentchaos_otel.store.import_otlp import key_values, rows_from_json_doc, trace_document
 from agentchaos_otel.store.import_phoenix import time_ns
 from agentchaos_otel.store.otlp_receiver import BadPayload
-from agentchaos_otel.trace import annotate, signals, tool_signals
+from agentchaos_otel.trace import annotate
 
 FORMAT = "messages"
 SCOPE = "agentchaos_otel.import.messages"

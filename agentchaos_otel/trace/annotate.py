@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import signals
 from agentchaos_otel.trace import messages as genai_messages
-from agentchaos_otel.trace import signals
 
 
 def content_capture_enabled() -> bool:

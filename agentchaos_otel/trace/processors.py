@@ -34,6 +34,7 @@ the application around it is its own trace and keeps the process-wide state.
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any
 
@@ -42,7 +43,8 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.inject import binding
+from agentchaos_otel import redact
+from agentchaos_otel.plans import binding
 from agentchaos_otel.trace.kinds import step_kind
 
 OWN_SCOPE = "agentchaos_otel"
@@ -63,6 +65,24 @@ def _sibling_key(span: ReadableSpan) -> tuple[int, int]:
     return span.get_span_context().trace_id, span.parent.span_id if span.parent is not None else 0
 
 
+# Attribute keys repeat across spans: the name check runs once per distinct key (bounded).
+_is_secret_name = functools.lru_cache(maxsize=4096)(redact.is_secret_name)
+
+
+def _redact_credential_headers(span: Span) -> None:
+    """Mask credential-named attributes (captured ``Authorization`` and API-key headers) at start.
+
+    HTTP instrumentations set captured request headers as start attributes; masking them here,
+    before any exporter of the process sees the span, keeps keys out of the user's own exporters
+    too, without rewriting OTel's sanitize variables in the environment.
+    """
+    attrs = span.attributes
+    if not attrs:
+        return
+    for key in [k for k in attrs if _is_secret_name(k)]:
+        span.set_attribute(key, (redact.MARKER,))
+
+
 class EpisodeSpanProcessor(SpanProcessor):
     """Adds ``agentchaos.step`` and ``agentchaos.task.id`` to LLM and tool spans at start."""
 
@@ -78,6 +98,7 @@ class EpisodeSpanProcessor(SpanProcessor):
         self._pending_refusal = message
 
     def on_start(self, span: Span, parent_context: otel_context.Context | None = None) -> None:
+        _redact_credential_headers(span)
         if self._pending_refusal is not None:
             message, self._pending_refusal = self._pending_refusal, None
             span.set_attribute(A.INJECTOR_REFUSED, message)

@@ -109,14 +109,14 @@ def main() -> int:
         del os.environ[key]
 
     from agentchaos_otel.cli.demo import run_demo
+    from agentchaos_otel.diagnosers.base import diagnose_episodes
+    from agentchaos_otel.diagnosers.rules import RuleDiagnoser
+    from agentchaos_otel.diagnosers.tracefile import load, write_diagnoses
     from agentchaos_otel.otlp import span_exporter_from_env
+    from agentchaos_otel.replay import replay
     from agentchaos_otel.store.db import open_store
     from agentchaos_otel.store.exporter import insert_rows
     from agentchaos_otel.store.import_phoenix import rows_from_phoenix
-    from agentchaos_otel.store.otlp_export import replay
-    from diagnosers.base import diagnose_episodes
-    from diagnosers.rules import RuleDiagnoser
-    from diagnosers.tracefile import load, write_diagnoses
 
     work = Path(tempfile.mkdtemp(prefix="phoenix-roundtrip-"))
     db = work / "demo.duckdb"

@@ -27,10 +27,10 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.episodes import episode
 from agentchaos_otel.inject.tools import ToolFaultInjector
+from agentchaos_otel.instrumentor import AgentChaosInstrumentor
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.trace.episode import episode
-from agentchaos_otel.trace.instrumentor import AgentChaosInstrumentor
 from tests.support.misbehaving import agent
 from tests.support.misbehaving.forms import LLM_FORMS, TOOL_FORMS, Form, cut_json, tool_failure
 from tests.support.misbehaving.forms_heldout import HELDOUT_LLM_FORMS, HELDOUT_TOOL_FORMS, heldout_tool_failure

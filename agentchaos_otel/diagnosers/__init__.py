@@ -1,0 +1,13 @@
+"""Diagnosers: name the fault type and the step that caused each failed agent episode.
+
+Three methods share one contract (:class:`~.base.Diagnoser`, fed blind views by
+:func:`~.base.diagnose_episodes`): ordered rules (:mod:`.rules`), an OpenAI-compatible LLM
+(:mod:`.llm`) and a learned per-step classifier (:mod:`.learned`); :mod:`.evaluate` scores them
+against ground truth and :mod:`.cli` is the ``diagnose`` command.
+"""
+
+from agentchaos_otel.diagnosers.base import Diagnoser, Diagnosis, diagnose_episodes
+from agentchaos_otel.diagnosers.baseline import TextOnlyDiagnoser
+from agentchaos_otel.diagnosers.rules import RuleDiagnoser
+
+__all__ = ["Diagnoser", "Diagnosis", "RuleDiagnoser", "TextOnlyDiagnoser", "diagnose_episodes"]

@@ -1,0 +1,113 @@
+"""Diagnosing a whole trace store chunk by chunk, in this process or mapped over Ray workers.
+
+Episodes are streamed from the store in chunks of whole traces (``store/episodes.py``), so
+memory holds one chunk of episodes plus the diagnoses, never the whole store. Each chunk goes
+through ``diagnose_episodes`` exactly as a fully loaded store would, and the diagnoses are put
+back in the whole-store episode order at the end, so the result does not depend on chunking or
+on the executor. With ``executor="ray"`` each worker loads and diagnoses its own chunks from the
+same path (a file or Parquet dataset every node can read) and returns only the diagnoses.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.diagnosers.base import CONFIDENCE_MIN, Diagnoser, Diagnosis, diagnose_episodes
+from agentchaos_otel.diagnosers.tracefile import DiagnoseError, where_clause
+from agentchaos_otel.store.chunks import DEFAULT_CHUNK_SPANS, chunked_store
+from agentchaos_otel.store.db import StoreError
+from agentchaos_otel.store.episodes import iter_keyed_chunks
+from agentchaos_otel.store.model import EpisodeTrace
+
+EXECUTORS = ("local", "ray")
+
+
+@dataclass
+class StoreDiagnosis:
+    diagnoses: list[Diagnosis]
+    episodes: int  # episodes read (matching the filters), diagnosed or not
+    simulated: bool
+
+
+def is_simulated(episodes: Sequence[EpisodeTrace]) -> bool:
+    return any(ep.attributes.get(A.SIMULATED) or any(s.get(A.SIMULATED) for s in ep.steps[:1])
+               for ep in episodes)
+
+
+Keyed = list[tuple[Any, Diagnosis]]
+
+
+def _diagnose_chunk(diagnoser: Diagnoser, keyed: list[tuple[Any, EpisodeTrace]],
+                    include_success: bool, min_confidence: float) -> tuple[Keyed, int, bool]:
+    chosen = [(k, ep) for k, ep in keyed if include_success or ep.success is not True]
+    out = diagnose_episodes(diagnoser, [ep for _, ep in chosen], min_confidence=min_confidence)
+    keys = [k for k, _ in chosen] if len(out) == len(chosen) else [None] * len(out)
+    return list(zip(keys, out, strict=True)), len(keyed), is_simulated([ep for _, ep in keyed])
+
+
+def _chunk_job(path: str, trace_ids: list[str], where: str | None, diagnoser: Diagnoser,
+               include_success: bool, min_confidence: float) -> tuple[Keyed, int, bool]:
+    """One worker's share: these traces, loaded and diagnosed where the worker runs."""
+    pairs: Keyed = []
+    n, sim = 0, False
+    for keyed in iter_keyed_chunks(path, blind=False, trace_ids=trace_ids, where=where,
+                                   chunk_spans=1 << 62):
+        p, k, s = _diagnose_chunk(diagnoser, keyed, include_success, min_confidence)
+        pairs += p
+        n += k
+        sim = sim or s
+    return pairs, n, sim
+
+
+def _chunk_trace_ids(path: str, trace_ids: Sequence[str] | None, chunk_spans: int) -> list[list[str]]:
+    with chunked_store(path) as store:
+        store.plan(trace_ids=trace_ids, chunk_spans=chunk_spans)
+        rows = store.conn.execute("SELECT chunk, list(trace_id ORDER BY first_ns NULLS LAST, trace_id) "
+                                  "FROM _chunk_ids GROUP BY chunk ORDER BY chunk").fetchall()
+    return [list(ids) for _, ids in rows]
+
+
+def _map_ray(path: str, trace_ids: Sequence[str] | None, where: str | None, diagnoser: Diagnoser,
+             include_success: bool, min_confidence: float, chunk_spans: int,
+             ray_address: str | None) -> list[tuple[Keyed, int, bool]]:
+    from agentchaos_otel.scale.ray_session import ray_session
+
+    groups = _chunk_trace_ids(path, trace_ids, chunk_spans)
+    with ray_session(ray_address) as ray:
+        job = ray.remote(_chunk_job)
+        shared = ray.put(diagnoser)  # one copy in the object store, not one per task
+        return ray.get([job.remote(path, ids, where, shared, include_success, min_confidence)
+                        for ids in groups])
+
+
+def diagnose_store(path: str | os.PathLike[str], diagnoser: Diagnoser, *, tasks: Sequence[str] = (),
+                   conditions: Sequence[str] = (), trace_ids: Sequence[str] | None = None,
+                   include_success: bool = False, executor: str = "local", ray_address: str | None = None,
+                   chunk_spans: int = DEFAULT_CHUNK_SPANS, min_confidence: float = CONFIDENCE_MIN
+                   ) -> StoreDiagnosis:
+    """Diagnose every failed (or, with ``include_success``, every) episode of a store."""
+    if executor not in EXECUTORS:
+        raise DiagnoseError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
+    path = str(path)
+    if not os.path.exists(path):
+        raise DiagnoseError(f"{path}: no such file")
+    where = where_clause(tasks, conditions)
+    ids = list(trace_ids) if trace_ids else None
+    try:
+        if executor == "ray":
+            parts = _map_ray(os.path.abspath(path), ids, where, diagnoser, include_success, min_confidence,
+                             chunk_spans, ray_address)
+        else:
+            parts = [_diagnose_chunk(diagnoser, keyed, include_success, min_confidence)
+                     for keyed in iter_keyed_chunks(path, blind=False, trace_ids=ids, where=where,
+                                                    chunk_spans=chunk_spans)]
+    except StoreError as exc:
+        raise DiagnoseError(str(exc)) from None
+    pairs = [p for part, _, _ in parts for p in part]
+    if all(k is not None for k, _ in pairs):  # the order a whole-store load gives
+        pairs.sort(key=lambda kd: kd[0])
+    return StoreDiagnosis([d for _, d in pairs], sum(n for _, n, _ in parts), any(s for _, _, s in parts))

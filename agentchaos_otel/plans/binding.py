@@ -1,0 +1,228 @@
+"""Per-task binding of plans, seeds, counters and step numbers through ``contextvars``.
+
+One process can run many agent tasks at once (asyncio tasks, threads); each needs its own plan,
+random stream, call counter and step numbering. A ``ContextVar`` gives exactly that isolation:
+asyncio tasks copy the context when created, new threads start from an empty one, so an episode
+opened in one task is invisible to every other task. Work an episode hands to a worker thread
+is the exception that belongs to it: ``threads`` carries the binding over while the injector is
+installed.
+
+Without ``episode()`` (zero-code), the process-wide plan is bound per root trace instead: the
+episode processor registers a fresh state for each root span of the application
+(``bind_trace``), found again from the OTel context of every call in that trace, so each root
+trace has its own schedule and step numbering.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from contextvars import ContextVar, Token
+from dataclasses import dataclass, field
+from typing import Any
+
+from opentelemetry import trace
+
+from agentchaos_otel.faults.catalog import LOOP_GUARD_CALLS
+from agentchaos_otel.plans.plan import NO_FAULTS, FaultRule, Plan
+from agentchaos_otel.seeds import derive_seed
+
+# Which stage of a call a fault target is decided at. HTTP faults must be decided before the
+# request is sent; stream faults once we know the call streams; the rest need the response.
+STAGE_OF_TARGET = {"http": "request", "stream": "request", "content": "response", "tool_calls": "response"}
+
+
+
+@dataclass
+class _RuleState:
+    eligible: int = 0
+    fired: int = 0
+
+
+@dataclass
+class FaultRecord:
+    """One firing: what was scheduled and whether it actually changed what the agent saw."""
+
+    call: int
+    step: int | None
+    fault: str
+    fault_type: str
+    target: str
+    strategy: str
+    changed: bool
+    digest_before: str = ""
+    digest_after: str = ""
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class EpisodeState:
+    """Everything one task's calls share: plan, experiment, counters, random streams, log."""
+
+    task_id: str | None
+    plan: Plan = NO_FAULTS
+    seed: int = 0
+    condition: str | None = None
+    agent_name: str | None = None
+    scratch: dict[str, Any] = field(default_factory=dict)
+    fault_log: list[FaultRecord] = field(default_factory=list)
+    previous_body: Any = None
+
+    def fresh(self) -> EpisodeState:
+        """A new state with the same plan, seed and task: counters, schedule and log start over."""
+        return EpisodeState(task_id=self.task_id, plan=self.plan, seed=self.seed, condition=self.condition,
+                            agent_name=self.agent_name)
+
+    def __post_init__(self) -> None:
+        self.experiment = self.plan.experiment_for(self.task_id, self.seed)
+        self._lock = threading.Lock()
+        self._step = 0
+        self._calls = 0
+        self._rules: tuple[FaultRule, ...] = self.experiment.rules
+        self._rule_state = [_RuleState() for _ in self._rules]
+        self._rngs = [random.Random(derive_seed("rule", self.seed, self.task_id, i, r.spec.name))
+                      for i, r in enumerate(self._rules)]
+        self.mutation_rng = random.Random(derive_seed("mutate", self.seed, self.task_id))
+
+    @property
+    def has_faults(self) -> bool:
+        return bool(self._rules)
+
+    @property
+    def calls(self) -> int:
+        return self._calls
+
+    def next_step(self) -> int:
+        with self._lock:
+            step = self._step
+            self._step += 1
+            return step
+
+    def begin_call(self) -> int:
+        """Count an intercepted LLM call; returns its 1-based index."""
+        with self._lock:
+            self._calls += 1
+            return self._calls
+
+    def loop_guard_hit(self, call_index: int) -> bool:
+        """AgentChaos stops a faulted task after 100 intercepted calls; so do we."""
+        return self.has_faults and call_index > LOOP_GUARD_CALLS
+
+    def wants_stage(self, stage: str) -> bool:
+        return any(STAGE_OF_TARGET.get(r.spec.target) == stage for r in self._rules)
+
+    @staticmethod
+    def _applies(rule: FaultRule, stage: str, call_index: int, has_tool_calls: bool | None,
+                 streaming: bool) -> bool:
+        """The plan-side filters of a rule for this call; ``has_tool_calls=None`` means not known yet."""
+        spec = rule.spec
+        if STAGE_OF_TARGET.get(spec.target) != stage:
+            return False
+        if rule.on_call is not None and call_index != rule.on_call:
+            return False
+        if spec.target == "stream" and not streaming:
+            return False
+        if spec.guard and spec.target == "content" and has_tool_calls:
+            return False
+        if spec.guard and spec.target == "tool_calls" and has_tool_calls is False:
+            return False
+        return True
+
+    def could_fire(self, stage: str, call_index: int, *, has_tool_calls: bool | None = None,
+                   streaming: bool = False) -> bool:
+        """Whether ``choose`` might pick a rule for this call, without advancing the schedule.
+
+        The transport asks this before deciding to hold a response back: reading a stream whole
+        is only worth its cost (latency, memory) when a fault can still fire on it. A rule that is
+        spent, bound to another call, or guarded out by what is already known cannot. A rule with
+        a probability can, whatever its seeded draw will say.
+        """
+        with self._lock:
+            for i, rule in enumerate(self._rules):
+                if not self._applies(rule, stage, call_index, has_tool_calls, streaming):
+                    continue
+                if rule.max_fires is not None and self._rule_state[i].fired >= rule.max_fires:
+                    continue
+                if rule.probability > 0.0:
+                    return True
+        return False
+
+    def choose(self, stage: str, call_index: int, *, has_tool_calls: bool | None = None,
+               streaming: bool = False) -> FaultRule | None:
+        """Pick at most one fault for this call at this stage, advancing the schedule."""
+        with self._lock:
+            for i, rule in enumerate(self._rules):
+                if not self._applies(rule, stage, call_index, has_tool_calls, streaming):
+                    continue
+                state = self._rule_state[i]
+                state.eligible += 1
+                if rule.max_fires is not None and state.fired >= rule.max_fires:
+                    continue
+                if rule.probability < 1.0 and self._rngs[i].random() >= rule.probability:
+                    continue
+                state.fired += 1
+                return rule
+        return None
+
+    def release(self, rule: FaultRule) -> None:
+        """A chosen fault could not apply (e.g. nothing to rewrite): give its firing back."""
+        with self._lock:
+            for i, r in enumerate(self._rules):
+                if r is rule and self._rule_state[i].fired > 0:
+                    self._rule_state[i].fired -= 1
+
+    def log(self, record: FaultRecord) -> None:
+        with self._lock:
+            self.fault_log.append(record)
+
+
+_current: ContextVar[EpisodeState | None] = ContextVar("agentchaos_episode", default=None)
+_process_default: EpisodeState | None = None
+_by_trace: dict[int, EpisodeState] = {}
+
+
+def current_episode() -> EpisodeState | None:
+    """The episode bound to this task/thread, if any."""
+    return _current.get()
+
+
+def active_state() -> EpisodeState | None:
+    """The episode of this task, else of the current root trace, else the process-wide plan."""
+    state = _current.get()
+    if state is None and _by_trace:
+        ctx = trace.get_current_span().get_span_context()
+        state = _by_trace.get(ctx.trace_id) if ctx.is_valid else None
+    return state or _process_default
+
+
+def process_default() -> EpisodeState | None:
+    return _process_default
+
+
+def trace_state(trace_id: int) -> EpisodeState | None:
+    return _by_trace.get(trace_id)
+
+
+def bind_trace(trace_id: int, state: EpisodeState) -> None:
+    _by_trace[trace_id] = state
+
+
+def unbind_trace(trace_id: int) -> None:
+    _by_trace.pop(trace_id, None)
+
+
+def bind(state: EpisodeState | None) -> Token[EpisodeState | None]:
+    """Bind ``state`` (None: explicitly no episode, e.g. for a pooled worker thread's next task)."""
+    return _current.set(state)
+
+
+def unbind(token: Token[EpisodeState | None]) -> None:
+    _current.reset(token)
+
+
+def set_process_default(state: EpisodeState | None) -> None:
+    global _process_default
+    _process_default = state

@@ -1,0 +1,129 @@
+"""The statistics every analysis shares: seeded generators, bootstrap, Wilson, ROC, sigmoid.
+
+One home for them so the report, the diagnosers' evaluation and the predictors' evaluation
+compute intervals the same way. Means and paired differences get a batched percentile
+bootstrap (a resample is an index matrix, drawn in blocks so memory stays bounded on large
+corpora), tested against ``scipy.stats.bootstrap`` with the percentile method. Proportions of
+counted events (retry, abandonment, double application, success of one arm) get Wilson score
+intervals (``scipy.stats.binomtest``): unlike the percentile bootstrap they do not collapse to
+``[v, v]`` at n=1 or at 0/n. Anything estimated from fewer than ``SMALL_N`` units is flagged
+wherever it is printed, and a paired interval of zero width (every pair equal) carries a
+caveat: it says the sample had no variation, not that the effect is known exactly. ROC and
+AUROC come from scikit-learn.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+from scipy.special import expit
+from scipy.stats import binomtest
+from sklearn.metrics import roc_auc_score
+from sklearn.metrics import roc_curve as _sk_roc_curve
+
+CI_LEVEL = 0.95
+SMALL_N = 10
+SMALL_N_MARK = "small n"
+ZERO_WIDTH_CAVEAT = "zero-width interval: every pair had the same difference; the sample shows no variation"
+# Resamples are drawn in blocks of about this many cells, so a large corpus or many resamples
+# bound memory instead of materialising one (resamples x n) matrix.
+BLOCK_CELLS = 2_000_000
+
+
+def rng_for(seed: int, *labels: str) -> np.random.Generator:
+    """A generator per (seed, measure, group): adding a group never shifts another's draws."""
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, *(zlib.crc32(s.encode()) for s in labels)])
+
+
+def blocks(resamples: int, n: int, cells: int = BLOCK_CELLS) -> list[int]:
+    """Block sizes that add up to ``resamples``, each holding about ``cells`` index cells."""
+    size = max(1, cells // max(1, n))
+    return [min(size, resamples - start) for start in range(0, resamples, size)]
+
+
+def resample_indices(n: int, resamples: int, rng: np.random.Generator, *,
+                     rows: int | None = None) -> Iterator[np.ndarray]:
+    """(k, n) blocks of bootstrap indices (drawn with replacement), ``resamples`` rows in all.
+
+    Blocks hold about ``BLOCK_CELLS`` indices, or ``rows`` rows when given; the block size is
+    part of the draw (numpy may discard a buffered half-word between calls), so a measure keeps
+    its block size to keep its intervals.
+    """
+    sizes = blocks(resamples, n) if rows is None else [min(rows, resamples - s) for s in range(0, resamples, rows)]
+    for k in sizes:
+        yield rng.integers(0, n, size=(k, n))
+
+
+def resampled_means(values: np.ndarray, rng: np.random.Generator, resamples: int, *,
+                    rows: int | None = None) -> np.ndarray:
+    """Means over axis 0 of ``resamples`` bootstrap resamples of ``values`` (1-D or rows x columns)."""
+    out = [values[idx].mean(axis=1) for idx in resample_indices(len(values), resamples, rng, rows=rows)]
+    if not out:
+        return np.empty((0, *values.shape[1:]))
+    return np.concatenate(out)
+
+
+def percentile_interval(samples: np.ndarray, level: float = CI_LEVEL) -> tuple[float | None, float | None]:
+    """The central ``level`` percentile interval of the finite samples; (None, None) if there are none."""
+    samples = np.asarray(samples, dtype=float)
+    samples = samples[np.isfinite(samples)]
+    if samples.size == 0:
+        return None, None
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(samples, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def sigmoid(z: np.ndarray | float) -> np.ndarray:
+    """The logistic function, stable for large ``|z|``."""
+    return np.asarray(expit(np.asarray(z, dtype=float)))
+
+
+def auroc(labels: Sequence[int] | np.ndarray, scores: Sequence[float] | np.ndarray) -> float | None:
+    """Area under the ROC curve (tied scores count half); None unless both classes are present."""
+    y = np.asarray(labels, dtype=int)
+    if y.size == 0 or y.min() == y.max():
+        return None
+    return float(roc_auc_score(y, np.asarray(scores, dtype=float)))
+
+
+def roc_curve(labels: Sequence[int], scores: Sequence[float]) -> tuple[list[float], list[float]]:
+    """False and true positive rates at every distinct threshold, from (0, 0) to (1, 1)."""
+    y = np.asarray(labels, dtype=int)
+    if y.size == 0 or y.min() == y.max():
+        return [], []
+    fpr, tpr, _ = _sk_roc_curve(y, np.asarray(scores, dtype=float), drop_intermediate=False)
+    return [float(v) for v in fpr], [float(v) for v in tpr]
+
+
+def bootstrap_interval(values: Sequence[float], *, seed: int, labels: Sequence[str],
+                       resamples: int) -> tuple[float | None, float | None, float | None]:
+    """(mean, low, high) of ``values`` by the percentile bootstrap; Nones when empty."""
+    arr = np.asarray(values, dtype=float)
+    if arr.size == 0:
+        return None, None, None
+    lo, hi = percentile_interval(resampled_means(arr, rng_for(seed, *labels), resamples))
+    return float(arr.mean()), lo, hi
+
+
+def wilson(hits: int, total: int, level: float = CI_LEVEL) -> tuple[float | None, float | None]:
+    """Wilson score interval of hits/total; (None, None) when total is 0."""
+    if total <= 0:
+        return None, None
+    ci = binomtest(int(hits), int(total)).proportion_ci(confidence_level=level, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def is_small(n: int) -> bool:
+    return 0 < n < SMALL_N
+
+
+def small_mark(n: int) -> str:
+    """The visible flag printed beside an estimate from fewer than SMALL_N units ('' otherwise)."""
+    return f" ({SMALL_N_MARK}={n})" if is_small(n) else ""
+
+
+def zero_width(low: float | None, high: float | None, n: int) -> bool:
+    return n > 0 and low is not None and high is not None and high - low == 0.0
