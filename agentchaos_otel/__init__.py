@@ -6,16 +6,17 @@ without pulling in OTel SDK, httpx and the fault catalog.
 Layers, lowest first; a module imports only from its own layer's package or layers below
 (``[tool.importlinter]`` in pyproject.toml holds this order and CI checks it):
 
-1. names and pure helpers: ``attributes``; ``signals``, ``codecs``; ``tool_signals``
-2. ``faults``: the catalog and the pure rewrites of bodies, streams and tool results
-3. ``plans``: plans, schedules and the per-task binding of a plan to the calls it covers
-4. ``trace``: span annotation, step numbering, content capture, GenAI metrics
-5. ``inject``: the fault-injecting transports and the tool-result injector
-6. ``episodes`` (the ``episode()`` scope) and ``store`` (DuckDB, spool, OTLP receiver)
-7. ``instrumentor``; analysis: ``diagnosers``, ``predictors``; ``sim`` (simulated model)
-8. ``setup`` (``configure()``) and ``zero_code``
-9. ``campaign`` (runner, measures, report)
-10. ``cli`` and ``agents`` (agent adapters, found through the ``agentchaos_otel.agents`` entry points)
+0. names and pure helpers: ``attributes``; ``signals``, ``codecs``, ``sse``, ``seeds``, ``stats``,
+   ``otlp``, ``cli_errors``, ``scale``, ``zero_code_launcher``; then ``tool_signals`` and ``redact``
+1. ``faults``: the vocabulary, the catalog and the pure rewrites of bodies, streams and tool results
+2. ``plans``: plans, schedules and the per-task binding of a plan to the calls it covers
+3. ``trace``: span annotation, step numbering, content capture, GenAI metrics
+4. ``inject``: the fault-injecting transports and the tool-result injector
+5. ``episodes`` (the ``episode()`` scope) and ``store`` (DuckDB, spool, receivers, import)
+6. ``instrumentor``; analysis: ``diagnosers``, ``predictors``; ``sim``; ``guards``; ``metrics_setup``
+7. ``setup`` (``configure()``), ``zero_code`` and ``replay`` (``traces export``)
+8. ``campaign`` (runner, measures, report)
+9. ``cli`` and ``agents`` (agent adapters, found through the ``agentchaos_otel.agents`` entry points)
 """
 
 from __future__ import annotations

@@ -125,7 +125,8 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         handle.processors.append(proc)
         from agentchaos_otel.store.durability import add_episode_flush
 
-        add_episode_flush(provider, proc)  # every ended episode is on disk before episode() returns
+        # Every ended episode is on disk before episode() returns.
+        handle.processors.append(add_episode_flush(provider, proc))
     if otlp or (otlp is None and owns and any(os.environ.get(v) for v in _OTLP_ENV)):
         from agentchaos_otel.otlp import span_exporter_from_env
         from agentchaos_otel.trace.redacting import RedactingSpanExporter

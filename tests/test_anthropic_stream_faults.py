@@ -20,9 +20,9 @@ from agentchaos_otel import attributes as A
 from agentchaos_otel.episodes import episode
 from agentchaos_otel.faults.catalog import fault_names, get_fault
 from agentchaos_otel.faults.messages_stream import MessagesStreamFaulter, assemble_message, render_message_sse
-from agentchaos_otel.faults.stream import SSEParser
 from agentchaos_otel.inject.transport import AsyncChaosTransport
 from agentchaos_otel.plans.plan import from_fault_names
+from agentchaos_otel.sse import SSEParser
 from tests.test_anthropic_stream_catalog import MODEL, TOOLS, as_chat, streamed, sync_client
 
 

@@ -16,14 +16,12 @@ from agentchaos_otel.faults.anthropic import apply_response_fault as anthropic_f
 from agentchaos_otel.faults.catalog import get_fault
 from agentchaos_otel.faults.messages_stream import assemble_message
 from agentchaos_otel.faults.stream import (
-    DONE,
-    SSEEvent,
-    SSEParser,
     Stall,
     StreamFaulter,
     assemble_chat_completion,
     render_chat_completion_sse,
 )
+from agentchaos_otel.sse import DONE, SSEEvent, SSEParser
 
 HEAD = {"id": "chatcmpl-BzQ4mS1xk5nBf0Pq7XUvT2yL9cHdA", "object": "chat.completion.chunk",
         "created": 1741569952,

@@ -40,8 +40,6 @@ from agentchaos_otel.faults.llm_response import (
     corrupt_zero_width,
 )
 from agentchaos_otel.faults.stream import (
-    DONE,
-    SSEParser,
     Stall,
     StreamFaulter,
     assemble_chat_completion,
@@ -50,6 +48,7 @@ from agentchaos_otel.faults.stream import (
 from agentchaos_otel.inject.call import message_digest
 from agentchaos_otel.inject.transport import ChaosTransport
 from agentchaos_otel.plans.plan import FaultRule, resolve_plan
+from agentchaos_otel.sse import DONE, SSEParser
 from tests.conftest import WEATHER_TOOL
 
 VARIANTS = fault_names("variant")

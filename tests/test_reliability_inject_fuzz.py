@@ -41,9 +41,9 @@ from opentelemetry.trace import StatusCode
 from agentchaos_otel import attributes as A
 from agentchaos_otel.codecs import TooLarge, bounded_decompress
 from agentchaos_otel.episodes import episode
-from agentchaos_otel.faults.stream import SSEParser
 from agentchaos_otel.inject.call import http_module
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
+from agentchaos_otel.sse import SSEParser
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
 from agentchaos_otel.trace import annotate
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor

@@ -72,6 +72,26 @@ def test_episode_end_flushes_before_returning(tmp_path: Path) -> None:
     tp.shutdown()
 
 
+def test_a_shut_down_configure_on_the_users_provider_flushes_nothing_later(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The user's provider keeps our processors after ``Handle.shutdown``; they must go quiet."""
+    import agentchaos_otel
+
+    tp = TracerProvider()
+    first = agentchaos_otel.configure(db=tmp_path / "a.duckdb", tracer_provider=tp, instrument=False,
+                                      metrics=False)
+    first.shutdown()
+    second = agentchaos_otel.configure(db=tmp_path / "b.duckdb", tracer_provider=tp, instrument=False,
+                                       metrics=False)
+    with caplog.at_level("WARNING", logger="agentchaos_otel.store.durability"):
+        with episode("t1", tracer_provider=tp):
+            pass
+    assert [r.getMessage() for r in caplog.records] == []
+    assert sum(stored_per_trace(tmp_path / "b.duckdb").values()) == 1  # the live one still flushes
+    second.shutdown()
+    tp.shutdown()
+
+
 def test_summary_says_how_many_spans_wait_in_the_spool(tmp_path: Path) -> None:
     db = tmp_path / "t.duckdb"
     tp = TracerProvider()

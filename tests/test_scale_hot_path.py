@@ -15,9 +15,8 @@ import httpx2
 import openai
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel import signals
+from agentchaos_otel import signals, sse
 from agentchaos_otel.episodes import episode
-from agentchaos_otel.faults import stream as sse
 from agentchaos_otel.inject import call as call_module
 from agentchaos_otel.inject.transport import ChaosTransport
 from agentchaos_otel.trace.annotate import Conversation, conversation_digest, request_attributes
@@ -66,7 +65,7 @@ def test_unfaulted_stream_runs_one_parser_and_records_the_same(mode_server: Any,
             made.append(1)
             super().__init__(*a, **k)
 
-    monkeypatch.setattr(call_module.sse, "SSEParser", Counting)
+    monkeypatch.setattr(call_module, "SSEParser", Counting)
     transport = ChaosTransport(httpx2.HTTPTransport(), tracer_provider=provider)
     with openai.OpenAI(base_url=mode_server.base_url, api_key="sk-test", max_retries=0,
                        http_client=httpx2.Client(transport=transport)) as client:

@@ -30,6 +30,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 from rich.console import Console
 
+from agentchaos_otel.campaign.agents import AgentOptions, load_agent
 from agentchaos_otel.campaign.runner import (
     CampaignConfig,
     CampaignResult,
@@ -76,7 +77,7 @@ class WorkerSpec:
     tasks: str
     seed: int
     conditions: tuple[str, ...]
-    options: Any  # campaign.cli.AgentOptions
+    options: AgentOptions
     base_url: str
     model: str
     simulated: bool
@@ -91,10 +92,9 @@ class CampaignWorker:
         import openai
 
         import agentchaos_otel
-        from agentchaos_otel.campaign.cli import AGENTS
 
         self.spec = spec
-        setup = AGENTS[spec.agent](spec.tasks, spec.seed, list(spec.conditions), spec.options)
+        setup = load_agent(spec.agent)(spec.tasks, spec.seed, list(spec.conditions), spec.options)
         key = "sk-simulated" if spec.simulated else os.environ.get(spec.api_key_env)
         if not key:
             raise RuntimeError(f"environment variable {spec.api_key_env} is not set on this Ray worker")

@@ -22,12 +22,7 @@ from typing import Any
 from agentchaos_otel.faults import catalog as C
 from agentchaos_otel.faults.catalog import FaultSpec
 from agentchaos_otel.faults.llm_response import CORRUPTION_MODES, corrupt_text
-from agentchaos_otel.sse import (  # noqa: F401 - the codec's names, re-exported for stream users
-    DONE,
-    SSEEvent,
-    SSEParser,
-    encode_event,
-)
+from agentchaos_otel.sse import DONE, SSEEvent, encode_event
 
 
 @dataclass(frozen=True)

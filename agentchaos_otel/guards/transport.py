@@ -88,7 +88,8 @@ def stream_decision(policy: GuardPolicy, provider: str, request_body: dict[str, 
     body, so a stream counts as read to the end when that event arrived (or the body ran out).
     """
     from agentchaos_otel.faults.messages_stream import assemble_message, is_end
-    from agentchaos_otel.faults.stream import SSEParser, assemble_chat_completion
+    from agentchaos_otel.faults.stream import assemble_chat_completion
+    from agentchaos_otel.sse import SSEParser
 
     parser = SSEParser()
     events = parser.feed(raw) + parser.close()

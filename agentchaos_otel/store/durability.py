@@ -39,7 +39,7 @@ class EpisodeFlushProcessor(SpanProcessor):
     """Flush ``target`` (a batch processor added before this one) when an episode root ends."""
 
     def __init__(self, target: SpanProcessor, timeout_millis: int = DEFAULT_FLUSH_TIMEOUT_MS) -> None:
-        self.target = target
+        self.target: SpanProcessor | None = target
         self.timeout_millis = timeout_millis
         self.flushes = 0
 
@@ -47,7 +47,7 @@ class EpisodeFlushProcessor(SpanProcessor):
         pass
 
     def on_end(self, span: ReadableSpan) -> None:
-        if not is_episode_root(span):
+        if self.target is None or not is_episode_root(span):
             return
         try:
             if not self.target.force_flush(self.timeout_millis):
@@ -58,7 +58,10 @@ class EpisodeFlushProcessor(SpanProcessor):
             logger.exception("episode flush failed")
 
     def shutdown(self) -> None:
-        pass  # the target is shut down by whoever added it
+        # The target is shut down by whoever added it. A provider the user owns keeps its
+        # processors after ``Handle.shutdown`` (the SDK cannot remove one), so from here on the
+        # episodes of a later ``configure`` must not flush a dead processor.
+        self.target = None
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True
