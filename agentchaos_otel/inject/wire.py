@@ -104,41 +104,30 @@ class WireFormat:
         raise NotImplementedError
 
 
+# The adapters bind the format's own functions directly (no wrapper frame on the hot path);
+# the signatures and meanings are those of ``WireFormat``.
 class ChatCompletions(WireFormat):
     """OpenAI chat completions (and every OpenAI-compatible server)."""
 
     provider = A.PROVIDER_OPENAI
+    view = staticmethod(annotate.view_openai)
+    body_signals = staticmethod(signals.body_signals)
+    has_tool_calls = staticmethod(llm_response.has_tool_calls)
+    apply_response_fault = staticmethod(llm_response.apply_response_fault)
+    assemble_stream = staticmethod(chat_sse.assemble_chat_completion)
+    stream_faulter = staticmethod(chat_sse.StreamFaulter)
 
     def matches(self, path: str, headers: Any) -> bool:
         return path.endswith("/chat/completions")
 
-    def view(self, body: dict[str, Any]) -> annotate.ResponseView:
-        return annotate.view_openai(body)
-
     def _agent_view(self, body: dict[str, Any]) -> Any:
         return body.get("choices")
-
-    def body_signals(self, body: dict[str, Any]) -> dict[str, Any]:
-        return signals.body_signals(body)
-
-    def has_tool_calls(self, body: dict[str, Any]) -> bool:
-        return llm_response.has_tool_calls(body)
-
-    def apply_response_fault(self, spec: FaultSpec, body: dict[str, Any], *, rng: random.Random,
-                             previous_body: dict[str, Any] | None = None) -> dict[str, Any]:
-        return llm_response.apply_response_fault(spec, body, rng=rng, previous_body=previous_body)
-
-    def assemble_stream(self, events: Iterable[SSEEvent]) -> dict[str, Any]:
-        return chat_sse.assemble_chat_completion(events)
 
     def render_stream(self, body: dict[str, Any], upstream: Sequence[SSEEvent]) -> bytes:
         # Usage chunks only when the client asked for them (stream_options.include_usage): the SDK
         # would otherwise see a chunk shape the provider never sends it.
         include_usage = any('"usage"' in e.data and '"usage":null' not in e.data.replace(" ", "") for e in upstream)
         return chat_sse.render_chat_completion_sse(body, include_usage=include_usage)
-
-    def stream_faulter(self, spec: FaultSpec, rng: random.Random) -> Any:
-        return chat_sse.StreamFaulter(spec, rng)
 
     def stream_ended(self, event: SSEEvent) -> bool:
         return event.is_done
@@ -148,34 +137,21 @@ class AnthropicMessages(WireFormat):
     """The Anthropic Messages API."""
 
     provider = A.PROVIDER_ANTHROPIC
+    view = staticmethod(annotate.view_anthropic)
+    has_tool_calls = staticmethod(anthropic_faults.has_tool_use)
+    apply_response_fault = staticmethod(anthropic_faults.apply_response_fault)
+    assemble_stream = staticmethod(messages_sse.assemble_message)
+    stream_faulter = staticmethod(messages_sse.MessagesStreamFaulter)
+    stream_ended = staticmethod(messages_sse.is_end)
 
     def matches(self, path: str, headers: Any) -> bool:
         return path.endswith("/messages") and ("anthropic-version" in headers or path.endswith("/v1/messages"))
 
-    def view(self, body: dict[str, Any]) -> annotate.ResponseView:
-        return annotate.view_anthropic(body)
-
     def _agent_view(self, body: dict[str, Any]) -> Any:
         return [body.get("content"), body.get("stop_reason")]
 
-    def has_tool_calls(self, body: dict[str, Any]) -> bool:
-        return anthropic_faults.has_tool_use(body)
-
-    def apply_response_fault(self, spec: FaultSpec, body: dict[str, Any], *, rng: random.Random,
-                             previous_body: dict[str, Any] | None = None) -> dict[str, Any]:
-        return anthropic_faults.apply_response_fault(spec, body, rng=rng, previous_body=previous_body)
-
-    def assemble_stream(self, events: Iterable[SSEEvent]) -> dict[str, Any]:
-        return messages_sse.assemble_message(events)
-
     def render_stream(self, body: dict[str, Any], upstream: Sequence[SSEEvent]) -> bytes:
         return messages_sse.render_message_sse(body)
-
-    def stream_faulter(self, spec: FaultSpec, rng: random.Random) -> Any:
-        return messages_sse.MessagesStreamFaulter(spec, rng)
-
-    def stream_ended(self, event: SSEEvent) -> bool:
-        return messages_sse.is_end(event)
 
 
 OPENAI = ChatCompletions()
