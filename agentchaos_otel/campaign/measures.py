@@ -13,9 +13,9 @@ Faults on the LLM response are reported as ``llm/<type>`` beside the tool-result
 The statistics (bootstrap and Wilson intervals, the batched logistic fit) live in
 ``agentchaos_otel.stats``; this module says what is counted and compared. Episode-level facts
 are put in one polars frame (``episode_frame``), from which the grouping by condition, the
-per-(agent, task, seed) pairing and the success rates are read; facts that need an episode's
-step sequence (retries, abandonment, runs) are collected as observations and tabulated the
-same way (``_rates``).
+per-(agent, task, seed) pairing and the single-fault success are read; rates that need an
+episode's step sequence (retry, abandonment) are collected as (key, hit) observations and
+tabulated through a frame as well (``_rates``).
 """
 
 from __future__ import annotations
