@@ -266,3 +266,28 @@ def test_once_conditions_group_pair_and_order_after_the_study_conditions() -> No
     bursts = M.burst_run_lengths(eps)
     assert bursts["once_timeout"].runs == 6 and bursts["once_timeout"].longest == 1
     assert M.retry_rates([e for e in eps if e.condition == "once_timeout"])["timeout"] == M.Rate(6, 6)
+
+
+def test_episode_frame_rows_are_canonical_with_pair_keys_and_single_faults() -> None:
+    eps = [episode("t2", "bursty", 1, False, [llm(), tool(fault="timeout"), llm(0)]),
+           episode("t1", "none", 0, None, [llm(0)]),
+           episode("t1", "bursty", 0, True, [llm(), tool(fault="timeout"), llm(), tool(fault="empty"), llm(0)])]
+    frame = M.episode_frame(eps)
+    assert frame["condition"].to_list() == ["bursty", "bursty", "none"]
+    assert frame["pair"].to_list() == [repr(("ref", "t1", 0)), repr(("ref", "t2", 1)), repr(("ref", "t1", 0))]
+    assert frame["success"].to_list() == [1.0, 0.0, None]
+    assert frame["single_fault"].to_list() == [None, "timeout", None]
+    assert frame["moves"].to_list() == [3, 2, 1]
+    assert M.episode_frame([]).is_empty()
+
+
+def test_paired_difference_averages_a_rerun_key_once() -> None:
+    eps = [episode("t1", "none", 0, True, [llm(0)]),
+           episode("t1", "none", 0, False, [llm(0)]),  # a re-run of the same key: clean success 0.5
+           episode("t1", "bursty", 0, False, [llm(), tool(fault="timeout"), llm(0)]),
+           episode("t2", "none", 0, True, [llm(0)]),
+           episode("t2", "bursty", 0, True, [llm(), tool(fault="timeout"), llm(0)])]
+    d = M.paired_differences(eps, resamples=50)["bursty"]
+    assert d.pairs == 2
+    assert d.clean_success == pytest.approx(0.75) and d.faulted_success == pytest.approx(0.5)
+    assert d.difference.value == pytest.approx(-0.25)

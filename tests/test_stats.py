@@ -37,3 +37,47 @@ def test_auroc_counts_ties_half_and_needs_both_classes() -> None:
 def test_sigmoid_is_stable_at_the_extremes() -> None:
     out = stats.sigmoid(np.array([-1000.0, 0.0, 1000.0]))
     assert out.tolist() == [0.0, 0.5, 1.0]
+
+
+def test_resample_counts_are_the_resample_indices_counted() -> None:
+    blocks = list(stats.resample_counts(7, 25, np.random.default_rng(4), rows=10))
+    indices = list(stats.resample_indices(7, 25, np.random.default_rng(4), rows=10))
+    assert [len(b) for b in blocks] == [10, 10, 5]
+    for counts, idx in zip(blocks, indices, strict=True):
+        assert counts.sum(axis=1).tolist() == [7.0] * len(idx)
+        assert np.array_equal(counts, np.array([np.bincount(row, minlength=7) for row in idx], dtype=float))
+
+
+def test_estimate_bootstrap_is_the_shared_percentile_bootstrap() -> None:
+    values = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
+    est = stats.Estimate.bootstrap(values, seed=3, labels=("mean", "x"), resamples=300)
+    assert (est.value, est.low, est.high) == stats.bootstrap_interval(values, seed=3, labels=("mean", "x"),
+                                                                      resamples=300)
+    assert est.n == 6 and est.low <= est.value <= est.high
+    assert stats.Estimate.bootstrap([], seed=3, labels=("mean", "x"), resamples=300) == stats.Estimate(None)
+
+
+def test_case_weights_fit_like_repeated_rows() -> None:
+    # A bootstrap resample fitted with case counts as weights is the fit on the repeated rows.
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(30, 2))
+    y = (x[:, 0] + rng.normal(size=30) > 0).astype(float)
+    counts = next(stats.resample_counts(30, 4, np.random.default_rng(2), rows=4))
+    batched = stats.fit_logistic(x, y, weights=counts)
+    for row, beta in zip(counts.astype(int), batched, strict=True):
+        repeated = stats.fit_logistic(np.repeat(x, row, axis=0), np.repeat(y, row))
+        assert np.allclose(beta, repeated, atol=1e-6)
+
+
+def test_effects_at_mean_is_the_probability_change_of_one_more_unit() -> None:
+    beta = np.array([0.2, -0.8, 0.5])
+    x_mean = np.array([0.5, 1.0])
+    eta = 0.2 - 0.8 * 0.5 + 0.5 * 1.0
+    expected = stats.sigmoid(eta - 0.8) - stats.sigmoid(eta)
+    assert stats.effects_at_mean(beta, x_mean, 1)[0, 0] == pytest.approx(float(expected))
+
+
+def test_rate_has_a_wilson_interval_and_flags_small_totals() -> None:
+    r = stats.Rate(3, 8)
+    assert r.value == 0.375 and r.interval == stats.wilson(3, 8) and r.small
+    assert stats.Rate(0, 0).value is None and stats.Rate(0, 0).interval == (None, None)

@@ -21,8 +21,6 @@ from agentchaos_otel import attributes as A
 from agentchaos_otel import stats
 from agentchaos_otel.campaign.guarded import GUARDED_SUFFIX, split_label
 from agentchaos_otel.campaign.measures import (
-    Estimate,
-    Rate,
     condition_of,
     fault_key,
     is_faulted,
@@ -30,6 +28,7 @@ from agentchaos_otel.campaign.measures import (
     retried,
     scored,
 )
+from agentchaos_otel.stats import Estimate, Rate
 from agentchaos_otel.store.model import EpisodeTrace
 
 
@@ -105,11 +104,10 @@ def _rate(eps: Sequence[EpisodeTrace]) -> Rate:
 def _compare(key: str, pairs: Sequence[tuple[EpisodeTrace, EpisodeTrace]], *, seed: int,
              resamples: int) -> GuardedPair:
     d = [float(bool(g.success)) - float(bool(u.success)) for u, g in pairs]
-    value, lo, hi = stats.bootstrap_interval(d, seed=seed, labels=("guard-delta", key), resamples=resamples)
-    caveat = stats.ZERO_WIDTH_CAVEAT if stats.zero_width(lo, hi, len(d)) else ""
+    delta = Estimate.bootstrap(d, seed=seed, labels=("guard-delta", key), resamples=resamples)
+    caveat = stats.ZERO_WIDTH_CAVEAT if stats.zero_width(delta.low, delta.high, delta.n) else ""
     return GuardedPair(key, len(pairs), _rate([u for u, _ in pairs]), _rate([g for _, g in pairs]),
-                       Estimate(value, lo, hi, len(d)), caveat, _double([u for u, _ in pairs])[0],
-                       _double([g for _, g in pairs])[0])
+                       delta, caveat, _double([u for u, _ in pairs])[0], _double([g for _, g in pairs])[0])
 
 
 def _retry_rate(eps: Sequence[EpisodeTrace]) -> Rate:
@@ -144,8 +142,6 @@ def _seconds(ep: EpisodeTrace) -> float:
 def _cost(pairs: Sequence[tuple[EpisodeTrace, EpisodeTrace]], *, seed: int, resamples: int) -> GuardCost:
     calls = [len(g.llm_steps) - len(u.llm_steps) for u, g in pairs]
     secs = [_seconds(g) - _seconds(u) for u, g in pairs]
-    c_val, c_lo, c_hi = stats.bootstrap_interval(calls, seed=seed, labels=("guard-calls",), resamples=resamples)
-    s_val, s_lo, s_hi = stats.bootstrap_interval(secs, seed=seed, labels=("guard-seconds",), resamples=resamples)
     actions: Counter[str] = Counter()
     findings: Counter[str] = Counter()
     retries = suppressed = 0
@@ -157,7 +153,8 @@ def _cost(pairs: Sequence[tuple[EpisodeTrace, EpisodeTrace]], *, seed: int, resa
                 findings.update(str(k) for k in (s.get(A.GUARD_FINDINGS) or []))
             if s.kind == "tool" and s.get(A.GUARD_SUPPRESSED):
                 suppressed += 1
-    return GuardCost(Estimate(c_val, c_lo, c_hi, len(calls)), Estimate(s_val, s_lo, s_hi, len(secs)),
+    return GuardCost(Estimate.bootstrap(calls, seed=seed, labels=("guard-calls",), resamples=resamples),
+                     Estimate.bootstrap(secs, seed=seed, labels=("guard-seconds",), resamples=resamples),
                      retries, actions["raise"], actions["annotate"], suppressed, dict(sorted(findings.items())))
 
 

@@ -9,56 +9,35 @@ Episodes of a faulted condition whose faults never changed what the agent saw ("
 are left out of the fault-impact measures (contributions, single-fault success, retry,
 abandonment) but kept in the condition-level success rates, which measure the condition as run.
 Faults on the LLM response are reported as ``llm/<type>`` beside the tool-result kinds.
+
+The statistics (bootstrap and Wilson intervals, the batched logistic fit) live in
+``agentchaos_otel.stats``; this module says what is counted and compared. Episode-level facts
+are put in one polars frame (``episode_frame``), from which the grouping by condition, the
+per-(agent, task, seed) pairing and the single-fault success are read; rates that need an
+episode's step sequence (retry, abandonment) are collected as (key, hit) observations and
+tabulated through a frame as well (``_rates``).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel import stats
 from agentchaos_otel.campaign.guarded import GUARDED_SUFFIX
 from agentchaos_otel.plans.schedule import ONCE_CONDITIONS, run_lengths
-from agentchaos_otel.stats import CI_LEVEL, blocks, percentile_interval, resampled_means, rng_for, sigmoid
+from agentchaos_otel.stats import Estimate, Rate, fit_logistic
 from agentchaos_otel.store.model import EpisodeTrace, StepRecord
 
 CLEAN = "none"
 DEFAULT_RESAMPLES = 2000
 RETRY_WINDOW = 3
-
-
-_rng = rng_for
-
-
-def _percentiles(samples: np.ndarray) -> tuple[float | None, float | None]:
-    return percentile_interval(samples, CI_LEVEL)
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A proportion or difference (as a fraction, not percent) with a bootstrap interval."""
-
-    value: float | None
-    low: float | None = None
-    high: float | None = None
-    n: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def bootstrap_mean(values: Sequence[float], *, seed: int, label: str,
-                   resamples: int = DEFAULT_RESAMPLES) -> Estimate:
-    arr = np.asarray(values, dtype=float)
-    if arr.size == 0:
-        return Estimate(None, n=0)
-    lo, hi = _percentiles(resampled_means(arr, _rng(seed, "mean", label), resamples))
-    return Estimate(float(arr.mean()), lo, hi, int(arr.size))
 
 
 # --- Per-episode facts ------------------------------------------------------------------------
@@ -149,6 +128,39 @@ def pair_key(ep: EpisodeTrace) -> tuple[str, str, int | None]:
     return (_agent(ep), str(ep.task_id), ep.seed)
 
 
+EPISODE_SCHEMA = {
+    "condition": pl.String, "pair": pl.String, "success": pl.Float64, "crashed": pl.Boolean,
+    "errored": pl.Boolean, "fired": pl.Boolean, "triggered": pl.Boolean, "moves": pl.Int64,
+    "tool_calls": pl.Int64, "single_fault": pl.String,
+}
+
+
+def episode_frame(episodes: Iterable[EpisodeTrace]) -> pl.DataFrame:
+    """One row per episode in ``canonical`` order: the facts the condition-level measures read.
+
+    ``pair`` is the episode's (agent, task, seed) key as text (its ``repr``, the order pairs are
+    resampled in); ``success`` is 1.0, 0.0 or null when unscored; ``single_fault`` is the key of
+    the one fault that changed something, null with none or several. Rows keep the canonical
+    order inside every group, so a bootstrap reads its values in the same order however the
+    corpus was loaded.
+    """
+    rows = []
+    for ep in canonical(episodes):
+        faults = ep.faults()
+        single = fault_key(faults[0].fault_type, faults[0].target) if len(faults) == 1 else None
+        rows.append((condition_of(ep), repr(pair_key(ep)), None if ep.success is None else float(bool(ep.success)),
+                     crashed(ep), errored(ep), bool(fired_steps(ep)), bool(faults), n_moves(ep),
+                     len(ep.tool_steps), single))
+    return pl.DataFrame(rows, schema=EPISODE_SCHEMA, orient="row")
+
+
+def _rates(observations: Iterable[tuple[str, bool | int]], order: Callable[[str], Any]) -> dict[str, Rate]:
+    """Hits out of total per key from (key, hit) observations, keys in ``order``."""
+    frame = pl.DataFrame(list(observations), schema={"key": pl.String, "hit": pl.Int64}, orient="row")
+    table = frame.group_by("key").agg(hits=pl.col("hit").sum(), total=pl.len())
+    return {key: Rate(hits, total) for key, hits, total in sorted(table.iter_rows(), key=lambda r: order(r[0]))}
+
+
 # --- Success per condition and paired differences --------------------------------------------
 
 @dataclass(frozen=True)
@@ -170,23 +182,19 @@ class ConditionSummary:
 def condition_summaries(episodes: Sequence[EpisodeTrace], *, seed: int = 0,
                         resamples: int = DEFAULT_RESAMPLES) -> dict[str, ConditionSummary]:
     """Success with bootstrap interval, crashes and trigger status, per condition."""
-    groups: dict[str, list[EpisodeTrace]] = defaultdict(list)
-    for ep in canonical(episodes):
-        groups[condition_of(ep)].append(ep)
+    table = episode_frame(episodes).group_by("condition", maintain_order=True).agg(
+        episodes=pl.len(), outcomes=pl.col("success").drop_nulls(), crashes=pl.col("crashed").sum(),
+        errors=pl.col("errored").sum(), triggered=pl.col("triggered").sum(),
+        fired_not_changed=(pl.col("fired") & ~pl.col("triggered")).sum(), no_fault=(~pl.col("fired")).sum(),
+        steps_per_episode=pl.col("moves").mean(), tool_calls_per_episode=pl.col("tool_calls").mean(),
+    )
     out = {}
-    for cond in sorted(groups, key=_condition_order):
-        eps = groups[cond]
-        outcomes = [1.0 if e.success else 0.0 for e in scored(eps)]
-        fired = [bool(fired_steps(e)) for e in eps]
-        trig = [e.triggered for e in eps]
+    for row in sorted(table.iter_rows(named=True), key=lambda r: _condition_order(r["condition"])):
+        cond, outcomes = row.pop("condition"), row.pop("outcomes")
         out[cond] = ConditionSummary(
-            condition=cond, episodes=len(eps), scored=len(outcomes), successes=int(sum(outcomes)),
-            success=bootstrap_mean(outcomes, seed=seed, label=f"success:{cond}", resamples=resamples),
-            crashes=sum(crashed(e) for e in eps), errors=sum(errored(e) for e in eps), triggered=sum(trig),
-            fired_not_changed=sum(f and not t for f, t in zip(fired, trig, strict=True)),
-            no_fault=sum(not f for f in fired),
-            steps_per_episode=float(np.mean([n_moves(e) for e in eps])),
-            tool_calls_per_episode=float(np.mean([len(e.tool_steps) for e in eps])),
+            condition=cond, scored=len(outcomes), successes=int(sum(outcomes)),
+            success=Estimate.bootstrap(outcomes, seed=seed, labels=("mean", f"success:{cond}"), resamples=resamples),
+            **row,
         )
     return out
 
@@ -218,27 +226,22 @@ def paired_differences(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, 
     answers "what does a fault that lands cost" rather than "what does running this condition cost".
     Duplicate episodes of one key (a re-run) are averaged so a pair counts once.
     """
-    by_cond: dict[str, dict[tuple[str, str, int | None],
-                            list[float]]] = defaultdict(lambda: defaultdict(list))
-    for ep in scored(episodes):
-        if triggered_only and not is_clean(ep, clean) and not ep.triggered:
-            continue
-        by_cond[condition_of(ep)][pair_key(ep)].append(1.0 if ep.success else 0.0)
-    base = by_cond.get(clean, {})
+    frame = episode_frame(episodes).filter(pl.col("success").is_not_null())
+    if triggered_only:
+        frame = frame.filter((pl.col("condition") == clean) | pl.col("triggered"))
+    per_pair = frame.group_by("condition", "pair", maintain_order=True).agg(pl.col("success").mean())
+    base = per_pair.filter(pl.col("condition") == clean).select("pair", clean_success="success")
     out = {}
-    for cond in sorted(by_cond, key=_condition_order):
-        if cond == clean:
-            continue
-        keys = sorted(set(by_cond[cond]) & set(base), key=repr)
-        if not keys:
+    for cond in sorted(set(per_pair["condition"]) - {clean}, key=_condition_order):
+        pairs = (per_pair.filter(pl.col("condition") == cond).join(base, on="pair", how="inner")
+                 .sort("pair"))
+        if pairs.is_empty():
             out[cond] = PairedDifference(cond, 0, None, None, Estimate(None))
             continue
-        f = np.array([np.mean(by_cond[cond][k]) for k in keys])
-        c = np.array([np.mean(base[k]) for k in keys])
-        d = f - c
-        lo, hi = _percentiles(resampled_means(d, _rng(seed, "paired", cond, str(triggered_only)), resamples))
-        out[cond] = PairedDifference(cond, len(keys), float(f.mean()), float(c.mean()),
-                                     Estimate(float(d.mean()), lo, hi, len(keys)))
+        f, c = pairs["success"].to_numpy(), pairs["clean_success"].to_numpy()
+        out[cond] = PairedDifference(cond, len(pairs), float(f.mean()), float(c.mean()),
+                                     Estimate.bootstrap(f - c, seed=seed, resamples=resamples,
+                                                        labels=("paired", cond, str(triggered_only))))
     return out
 
 
@@ -262,51 +265,6 @@ def _design(eps: Sequence[EpisodeTrace], types: Sequence[str]) -> tuple[np.ndarr
                  dtype=float)
     y = np.array([1 if e.success else 0 for e in eps], dtype=int)
     return x, y
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, max_iter: int = 100,
-                 weights: np.ndarray | None = None, start: np.ndarray | None = None) -> np.ndarray:
-    """Intercept and coefficients of a logistic regression by Newton-Raphson.
-
-    ``weights`` may be one row of case weights or a (B, n) matrix of them, in which case B fits
-    run at once and a (B, k + 1) array comes back: a bootstrap resample is exactly a fit with
-    multinomial case counts as weights, so thousands of resamples cost a few batched solves
-    instead of thousands of separate fits. The weak L2 penalty (intercept unpenalised) keeps a
-    fit finite when a resample separates the classes (a type seen only in failures) and leaves
-    well-identified coefficients where they are. ``start`` (the full-sample fit, for resamples)
-    makes Newton converge in a few steps instead of a dozen.
-    """
-    design = np.column_stack([np.ones(len(x)), x])
-    w = np.ones((1, len(x))) if weights is None else np.atleast_2d(np.asarray(weights, dtype=float))
-    k = design.shape[1]
-    ridge = np.full(k, l2)
-    ridge[0] = 0.0
-    beta = np.zeros((w.shape[0], k)) if start is None else np.tile(np.asarray(start, dtype=float),
-                                                                   (w.shape[0], 1))
-    active = np.ones(w.shape[0], dtype=bool)
-    # Each case's outer product, flattened: every Hessian of the batch is then one matrix product.
-    outer = np.einsum("ni,nj->nij", design, design).reshape(len(design), k * k)
-    for _ in range(max_iter):
-        b, wa = beta[active], w[active]
-        p = sigmoid(b @ design.T)
-        grad = (wa * (y - p)) @ design - ridge * b
-        curv = wa * p * (1 - p)
-        hess = (curv @ outer).reshape(-1, k, k) + np.diag(ridge + 1e-9)
-        step = np.linalg.solve(hess, grad[..., None])[..., 0]
-        beta[active] = b + step
-        done = np.max(np.abs(step), axis=1) < 1e-7
-        idx = np.flatnonzero(active)
-        active[idx[done]] = False
-        if not active.any():
-            break
-    return beta[0] if weights is None or np.ndim(weights) == 1 else beta
-
-
-def _effects(beta: np.ndarray, x_mean: np.ndarray, n_types: int) -> np.ndarray:
-    """One more fault of type k at the mean covariates: sigma(eta_bar + b_k) - sigma(eta_bar)."""
-    beta = np.atleast_2d(beta)
-    eta_bar = beta[:, 0] + beta[:, 1:] @ x_mean
-    return sigmoid(eta_bar[:, None] + beta[:, 1:1 + n_types]) - sigmoid(eta_bar)[:, None]
 
 
 def _standardise_steps(x: np.ndarray) -> np.ndarray:
@@ -361,24 +319,22 @@ def _fit_family(eps: Sequence[EpisodeTrace], types: tuple[str, ...], *, seed: in
     # interval reflects the uncertainty of the coefficients, not of where the mean lies.
     x_mean = xs.mean(axis=0)
     full = fit_logistic(xs, yf)
-    point = _effects(full, x_mean, len(types))[0]
-    rng = _rng(seed, "contributions", label)
+    point = stats.effects_at_mean(full, x_mean, len(types))[0]
+    rng = stats.rng_for(seed, "contributions", label)
     draws = [np.empty((0, len(types)))]
     # Each batched Newton step holds a few (block x episodes) arrays: size blocks by that.
-    for k in blocks(resamples, len(eps) * 4):
-        n = len(eps)
-        idx = rng.integers(0, n, size=(k, n)) + (np.arange(k) * n)[:, None]
-        counts = np.bincount(idx.ravel(), minlength=k * n).reshape(k, n).astype(float)
+    rows = max(1, stats.BLOCK_CELLS // (4 * len(eps)))
+    for counts in stats.resample_counts(len(eps), resamples, rng, rows=rows):
         # A resample holding one outcome only cannot be fitted; it is skipped and reported.
         has_both = (counts @ yf > 0) & (counts @ (1 - yf) > 0)
         if has_both.any():
             fits = fit_logistic(xs, yf, weights=counts[has_both], start=full)
-            draws.append(_effects(fits, x_mean, len(types)))
+            draws.append(stats.effects_at_mean(fits, x_mean, len(types)))
     boot = np.concatenate(draws)
     used = len(boot)
     effects = {}
     for k, t in enumerate(types):
-        lo, hi = _percentiles(boot[:, k]) if used else (None, None)
+        lo, hi = stats.percentile_interval(boot[:, k]) if used else (None, None)
         effects[t] = Estimate(float(point[k]), lo, hi, len(eps))
     note = "" if used == resamples else f"{resamples - used} resamples had one outcome only"
     return Contributions(types, effects, len(eps), used, note, with_type)
@@ -393,15 +349,12 @@ def single_fault_success(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN
     The regression-free cross-check of the contributions: no model assumption, fewer episodes.
     The clean reference is returned under the key ``clean``.
     """
-    groups: dict[str, list[float]] = defaultdict(list)
-    for ep in scored(episodes):
-        faults = ep.faults()
-        if is_clean(ep, clean):
-            groups["clean"].append(1.0 if ep.success else 0.0)
-        elif len(faults) == 1:
-            groups[fault_key(faults[0].fault_type, faults[0].target)].append(1.0 if ep.success else 0.0)
-    return {t: bootstrap_mean(v, seed=seed, label=f"single:{t}", resamples=resamples)
-            for t, v in sorted(groups.items(), key=lambda kv: (kv[0] == "clean", kv[0]))}
+    group = pl.when(pl.col("condition") == clean).then(pl.lit("clean")).otherwise(pl.col("single_fault"))
+    table = (episode_frame(episodes).filter(pl.col("success").is_not_null())
+             .group_by(group.alias("group"), maintain_order=True).agg(pl.col("success"))
+             .filter(pl.col("group").is_not_null()))
+    return {t: Estimate.bootstrap(v, seed=seed, labels=("mean", f"single:{t}"), resamples=resamples)
+            for t, v in sorted(table.iter_rows(), key=lambda kv: (kv[0] == "clean", kv[0]))}
 
 
 def _tool_identity(step: StepRecord) -> tuple[str, str] | None:
@@ -449,30 +402,6 @@ def retried(ep: EpisodeTrace, index: int, window: int = RETRY_WINDOW) -> bool | 
     return False
 
 
-@dataclass(frozen=True)
-class Rate:
-    hits: int
-    total: int
-
-    @property
-    def value(self) -> float | None:
-        return self.hits / self.total if self.total else None
-
-    @property
-    def interval(self) -> tuple[float | None, float | None]:
-        """Wilson score interval (``stats.wilson``)."""
-        return stats.wilson(self.hits, self.total)
-
-    @property
-    def small(self) -> bool:
-        return stats.is_small(self.total)
-
-    def as_dict(self) -> dict[str, Any]:
-        low, high = self.interval
-        return {"hits": self.hits, "total": self.total, "value": self.value, "low": low, "high": high,
-                "interval": "wilson", "small_n": self.small}
-
-
 def retry_rates(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
                 window: int = RETRY_WINDOW) -> dict[str, Rate]:
     """Retry rate after faulted tool steps per fault type, and after unfaulted tool steps.
@@ -480,8 +409,7 @@ def retry_rates(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
     Faulted steps come from the fault-impact population; the ``unfaulted`` reference uses every
     tool step on which nothing fired, from all episodes, as the study did.
     """
-    hits: Counter[str] = Counter()
-    totals: Counter[str] = Counter()
+    observed: list[tuple[str, bool]] = []
     for ep in episodes:
         impact = in_impact_set(ep, clean)
         for i, s in enumerate(ep.steps):
@@ -496,12 +424,9 @@ def retry_rates(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
             else:
                 key = "unfaulted"
             r = retried(ep, i, window)
-            if r is None:
-                continue
-            totals[key] += 1
-            hits[key] += int(r)
-    keys = sorted(totals, key=lambda k: (k == "unfaulted", k))
-    return {k: Rate(hits[k], totals[k]) for k in keys}
+            if r is not None:
+                observed.append((key, r))
+    return _rates(observed, lambda k: (k == "unfaulted", k))
 
 
 def success_by_retry(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
@@ -511,17 +436,14 @@ def success_by_retry(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
     The study's link from behaviour to outcome: a retry re-applies an operation that had in fact
     succeeded, so episodes with one should succeed less often.
     """
-    hits: Counter[str] = Counter()
-    totals: Counter[str] = Counter()
+    observed: list[tuple[str, bool]] = []
     for ep in scored(episodes):
         if is_clean(ep, clean) or not ep.triggered:
             continue
         any_retry = any(s.kind == "tool" and is_faulted(s) and retried(ep, i, window)
                         for i, s in enumerate(ep.steps))
-        key = "with_retry" if any_retry else "without_retry"
-        totals[key] += 1
-        hits[key] += int(bool(ep.success))
-    return {k: Rate(hits[k], totals[k]) for k in ("with_retry", "without_retry") if totals[k]}
+        observed.append(("with_retry" if any_retry else "without_retry", bool(ep.success)))
+    return _rates(observed, lambda k: k != "with_retry")
 
 
 def stopped_after(ep: EpisodeTrace, index: int) -> bool:
@@ -555,8 +477,7 @@ def abandonment(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN) -> dict
     tools at the same tool-call position. Reported under ``clean``.
     """
     clean_by_key = {pair_key(e): e for e in scored(episodes) if is_clean(e, clean)}
-    hits: Counter[str] = Counter()
-    totals: Counter[str] = Counter()
+    observed: list[tuple[str, bool]] = []
     for ep in scored(episodes):
         if is_clean(ep, clean):
             continue
@@ -564,17 +485,14 @@ def abandonment(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN) -> dict
         if len(faults) != 1:
             continue
         index = next(i for i, s in enumerate(ep.steps) if s.span_id == faults[0].span_id)
-        t = fault_key(faults[0].fault_type, faults[0].target)
-        totals[t] += 1
-        hits[t] += int(not ep.success and stopped_after(ep, index))
+        observed.append((fault_key(faults[0].fault_type, faults[0].target),
+                         not ep.success and stopped_after(ep, index)))
         partner = clean_by_key.get(pair_key(ep))
         if partner is not None:
             ordinal = _tool_ordinal(ep, index)
-            totals["clean"] += 1
-            hits["clean"] += int(not partner.success and ordinal > 0
-                                 and _stopped_after_tool_call(partner, ordinal))
-    keys = sorted(totals, key=lambda k: (k == "clean", k))
-    return {k: Rate(hits[k], totals[k]) for k in keys}
+            observed.append(("clean", not partner.success and ordinal > 0
+                             and _stopped_after_tool_call(partner, ordinal)))
+    return _rates(observed, _clean_last)
 
 
 def turn_abandonment(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN) -> dict[str, Rate]:
@@ -587,8 +505,7 @@ def turn_abandonment(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN) ->
     clean episodes, which shows how often a text reply follows a tool result anyway (a turn's
     natural end).
     """
-    hits: Counter[str] = Counter()
-    totals: Counter[str] = Counter()
+    observed: list[tuple[str, bool]] = []
 
     def next_reply_is_text(ep: EpisodeTrace, index: int) -> bool | None:
         later = [s for s in ep.steps[index + 1:] if s.kind == "llm"]
@@ -602,21 +519,21 @@ def turn_abandonment(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN) ->
                 if s.kind == "tool" and not s.get(A.FAULT_INJECTED):
                     r = next_reply_is_text(ep, i)
                     if r is not None:
-                        totals["clean"] += 1
-                        hits["clean"] += int(r)
+                        observed.append(("clean", r))
             continue
         faults = ep.faults()
         if len(faults) != 1 or faults[0].target not in (None, A.TARGET_TOOL_RESULT):
             continue
         index = next(i for i, s in enumerate(ep.steps) if s.span_id == faults[0].span_id)
         r = next_reply_is_text(ep, index)
-        if r is None:
-            continue
-        t = fault_key(faults[0].fault_type, faults[0].target)
-        totals[t] += 1
-        hits[t] += int(r)
-    keys = sorted(totals, key=lambda k: (k == "clean", k))
-    return {k: Rate(hits[k], totals[k]) for k in keys}
+        if r is not None:
+            observed.append((fault_key(faults[0].fault_type, faults[0].target), r))
+    return _rates(observed, _clean_last)
+
+
+def _clean_last(key: str) -> tuple[bool, str]:
+    """Fault types in name order, the clean reference last."""
+    return (key == "clean", key)
 
 
 # What each measure counts as a step; printed with the report so readers need not guess.

@@ -15,7 +15,8 @@ from matplotlib.figure import Figure
 
 from agentchaos_otel import stats
 from agentchaos_otel.campaign import published as P
-from agentchaos_otel.campaign.measures import Estimate, Rate, StudyMeasures
+from agentchaos_otel.campaign.measures import StudyMeasures
+from agentchaos_otel.stats import Estimate, Rate
 
 MEASURED_COLOR = "#3b6ea8"
 PUBLISHED_COLOR = "#9a9a9a"

@@ -16,14 +16,8 @@ from rich.table import Table
 
 from agentchaos_otel import stats
 from agentchaos_otel.campaign import published as P
-from agentchaos_otel.campaign.measures import (
-    CLEAN,
-    DEFAULT_RESAMPLES,
-    Estimate,
-    Rate,
-    StudyMeasures,
-    compute_all,
-)
+from agentchaos_otel.campaign.measures import CLEAN, DEFAULT_RESAMPLES, StudyMeasures, compute_all
+from agentchaos_otel.stats import Estimate, Rate
 from agentchaos_otel.store.model import EpisodeTrace
 
 SIMULATED_LABEL = "SIMULATED"

@@ -35,7 +35,7 @@ from agentchaos_otel import attributes as A
 from agentchaos_otel.guards import checks as C
 from agentchaos_otel.guards.errors import error_for
 from agentchaos_otel.guards.policy import ANNOTATE, RAISE, RETRY, GuardPolicy
-from agentchaos_otel.inject import hold
+from agentchaos_otel.inject import hold, wire
 from agentchaos_otel.inject.call import http_module, recognise
 from agentchaos_otel.inject.hold import holding
 
@@ -87,15 +87,14 @@ def stream_decision(policy: GuardPolicy, provider: str, request_body: dict[str, 
     The SDKs stop reading at the end event (``[DONE]``, ``message_stop``) without draining the
     body, so a stream counts as read to the end when that event arrived (or the body ran out).
     """
-    from agentchaos_otel.faults.messages_stream import assemble_message, is_end
-    from agentchaos_otel.faults.stream import assemble_chat_completion
+    from agentchaos_otel.faults.messages_stream import is_end
     from agentchaos_otel.sse import SSEParser
 
     parser = SSEParser()
     events = parser.feed(raw) + parser.close()
     if not complete and not any((e.is_done and e.complete) or is_end(e) for e in events):
         return Decision(PASS, skipped="stream not read to the end")
-    body = assemble_message(events) if provider == A.PROVIDER_ANTHROPIC else assemble_chat_completion(events)
+    body = wire.for_provider(provider).assemble_stream(events)
     findings = tuple(C.check_response(provider, request_body, body, policy.checks))
     return Decision(ANNOTATE if findings else PASS, findings)
 

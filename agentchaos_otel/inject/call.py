@@ -49,14 +49,8 @@ def http_module(request: Any) -> ModuleType:
 
 def recognise(request: Any) -> str | None:
     """The provider wire format of an LLM call, or None for every other request."""
-    if request.method != "POST":
-        return None
-    path = request.url.path.rstrip("/")
-    if path.endswith("/chat/completions"):
-        return A.PROVIDER_OPENAI
-    if path.endswith("/messages") and ("anthropic-version" in request.headers or path.endswith("/v1/messages")):
-        return A.PROVIDER_ANTHROPIC
-    return None
+    adapter = wire.for_request(request)
+    return None if adapter is None else adapter.provider
 
 
 @dataclass
@@ -122,11 +116,11 @@ class LLMCall:
     ``req`` is the request as ``annotate.normalise_request`` reads it, never the raw body.
     """
 
-    def __init__(self, request: Any, provider: str, req: dict[str, Any], state: EpisodeState | None,
+    def __init__(self, request: Any, adapter: wire.WireFormat, req: dict[str, Any], state: EpisodeState | None,
                  tracer: trace.Tracer) -> None:
         self.request = request
-        self.provider = provider
-        self.wire = wire.for_provider(provider)
+        self.wire = adapter  # every provider-specific step of the call goes through it
+        self.provider = adapter.provider
         self.req = req
         self.state = state
         self.module = http_module(request)
@@ -144,8 +138,7 @@ class LLMCall:
         url = request.url
         # Read once per call: request and response annotation agree even if it changes mid-call.
         self.capture = annotate.content_capture_enabled()
-        start_attrs = annotate.request_attributes(provider, req, normalised=True, capture=self.capture,
-                                                  conversation=_conversation(state))
+        start_attrs = adapter.request_attributes(req, capture=self.capture, conversation=_conversation(state))
         self.message_text: str | None = None
         start_attrs[A.SERVER_ADDRESS] = url.host
         if url.port:
@@ -165,17 +158,11 @@ class LLMCall:
         if not is_instrumentation_enabled():
             return None
         redact.remember_request(request)  # so an echo of its credentials is redacted from any span
-        provider = recognise(request)
-        if provider is None:
+        adapter = wire.for_request(request)
+        if adapter is None:
             return None
-        problem = ""
-        try:
-            body = json.loads(request.content or b"{}")
-        except (ValueError, UnicodeDecodeError, RuntimeError) as exc:  # RuntimeError: unread or too deep
-            body, problem = None, f"request body is not JSON ({type(exc).__name__})"
-        if body is not None and not isinstance(body, dict):
-            problem = "request body is not a JSON object"
-        call = cls(request, provider, annotate.normalise_request(body), active_state(), tracer)
+        req, problem = adapter.parse_request(request)
+        call = cls(request, adapter, req, active_state(), tracer)
         if problem:
             call.skip(problem)
         return call
@@ -275,8 +262,7 @@ class LLMCall:
             exc = getattr(self.module, exc_name)(http_faults.exception_message(spec), request=self.request)
             self._record(rule, True, "", signals.digest(exc_name))
             return PreAction(delay=delay, exception=exc)
-        err = http_faults.error_response(spec, self.provider, model=self.req.get("model"),
-                                         rng=self.state.mutation_rng)
+        err = self.wire.error_response(spec, model=self.req.get("model"), rng=state.mutation_rng)
         if err is None:  # pure latency
             self._record(rule, delay > 0, "", "", detail=f"delay {delay:.3f}s")
             return PreAction(delay=delay)
@@ -401,8 +387,7 @@ class LLMCall:
         seen_view = original_view if new_body is None else self.wire.view(seen)  # one view when unchanged
         self.response_attrs = annotate.response_attributes(seen_view, self.request_tools, capture=self.capture)
         self.response_attrs.update(self.grounding(seen_view.tool_calls))
-        if self.provider != A.PROVIDER_ANTHROPIC:
-            self.response_attrs.update(signals.body_signals(seen))
+        self.response_attrs.update(self.wire.body_signals(seen))
         self.span.set_attributes(self.response_attrs)
         if new_body is None:
             return Rewrite(None, raw, delay)

@@ -87,10 +87,6 @@ def view_anthropic(body: dict[str, Any]) -> ResponseView:
     )
 
 
-def view(provider: str, body: dict[str, Any]) -> ResponseView:
-    return view_anthropic(body) if provider == A.PROVIDER_ANTHROPIC else view_openai(body)
-
-
 def _message(m: dict[str, Any]) -> dict[str, Any]:
     """A message as the signals read it: a ``tool_calls`` that is not a list is not tool calls."""
     if m.get("tool_calls") is not None and not isinstance(m["tool_calls"], list):

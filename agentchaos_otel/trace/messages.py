@@ -87,14 +87,36 @@ def _openai_message(m: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def input_messages(provider: str, request: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
-    """(input messages, system instructions or None) of a request body."""
-    messages = [m for m in request.get("messages") or [] if isinstance(m, dict)]
-    if provider == A.PROVIDER_ANTHROPIC:
-        system = request.get("system")
-        instructions = _content_parts(system) if system else None
-        return [{"role": str(m.get("role")), "parts": _content_parts(m.get("content"))} for m in messages], instructions
-    return [_openai_message(m) for m in messages], None
+InputMessages = tuple[list[dict[str, Any]], list[dict[str, Any]] | None]
+
+
+def _request_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in request.get("messages") or [] if isinstance(m, dict)]
+
+
+def openai_input_messages(request: dict[str, Any]) -> InputMessages:
+    """(input messages, None) of a chat-completions request: its system prompt is a message."""
+    return [_openai_message(m) for m in _request_messages(request)], None
+
+
+def anthropic_input_messages(request: dict[str, Any]) -> InputMessages:
+    """(input messages, system instructions or None) of a Messages request."""
+    system = request.get("system")
+    instructions = _content_parts(system) if system else None
+    return ([{"role": str(m.get("role")), "parts": _content_parts(m.get("content"))}
+             for m in _request_messages(request)], instructions)
+
+
+_INPUT_READERS = {A.PROVIDER_OPENAI: openai_input_messages, A.PROVIDER_ANTHROPIC: anthropic_input_messages}
+
+
+def input_messages(provider: str, request: dict[str, Any]) -> InputMessages:
+    """(input messages, system instructions or None) of a request body in ``provider``'s format.
+
+    Formats other than Anthropic's are read as chat completions, the shape OpenAI-compatible
+    servers and imported traces share.
+    """
+    return _INPUT_READERS.get(provider, openai_input_messages)(request)
 
 
 def output_message(text: str | None, tool_calls: list[dict[str, Any]], finish_reasons: list[str]) -> dict[str, Any]:
