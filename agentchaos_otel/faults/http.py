@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentchaos_otel.faults import catalog as C
@@ -63,9 +64,6 @@ _ANTHROPIC_ERRORS: dict[int, tuple[str, str]] = {
     529: ("overloaded_error", "Overloaded"),
 }
 
-_PROXY_SERVER = {"openai": "cloudflare", "anthropic": "cloudflare"}
-
-
 @dataclass(frozen=True)
 class ErrorResponse:
     status: int
@@ -98,14 +96,6 @@ def exception_message(spec: FaultSpec) -> str:
     return str(spec.param("message") or _EXCEPTION_MESSAGES.get(name, ""))
 
 
-def _request_id(provider: str, rng: random.Random | None) -> str:
-    rng = rng or random.Random(0)
-    if provider == "anthropic":
-        alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-        return "req_011C" + "".join(rng.choice(alphabet) for _ in range(20))
-    return "req_" + "".join(rng.choice("0123456789abcdef") for _ in range(32))
-
-
 def proxy_html(status: int, server: str) -> bytes:
     """The error page nginx/Cloudflare put in front of an API return when the upstream fails."""
     title = f"{status} {REASONS.get(status, 'Error')}"
@@ -117,7 +107,14 @@ def _json(value: object) -> bytes:
     return json.dumps(value).encode("utf-8")
 
 
-def _openai_body(status: int, retry_after: float, model: str) -> bytes:
+def _duration(seconds: float) -> str:
+    """OpenAI's compact duration notation used in reset headers and messages: 1s, 1.5s, 120ms."""
+    if seconds < 1:
+        return f"{int(round(seconds * 1000))}ms"
+    return f"{seconds:g}s"
+
+
+def _openai_body(status: int, retry_after: float, model: str, request_id: str) -> bytes:
     err_type, code, message = _OPENAI_ERRORS.get(
         status, ("server_error", None, f"HTTP {status}: {REASONS.get(status, 'Error')}"))
     if status == 429:
@@ -127,7 +124,7 @@ def _openai_body(status: int, retry_after: float, model: str) -> bytes:
     return _json({"error": {"message": message, "type": err_type, "param": None, "code": code}})
 
 
-def _anthropic_body(status: int, request_id: str) -> bytes:
+def _anthropic_body(status: int, retry_after: float, model: str, request_id: str) -> bytes:
     fallback = ("api_error", f"HTTP {status}: {REASONS.get(status, '')}")
     err_type, message = _ANTHROPIC_ERRORS.get(status, fallback)
     if status == 429:
@@ -138,11 +135,57 @@ def _anthropic_body(status: int, request_id: str) -> bytes:
     return _json({"type": "error", "error": {"type": err_type, "message": message}, "request_id": request_id})
 
 
-def _duration(seconds: float) -> str:
-    """OpenAI's compact duration notation used in reset headers and messages: 1s, 1.5s, 120ms."""
-    if seconds < 1:
-        return f"{int(round(seconds * 1000))}ms"
-    return f"{seconds:g}s"
+def _openai_headers(status: int, retry_after: float, asked_retry_after: bool) -> dict[str, str]:
+    if status == 429:
+        return {
+            "retry-after": f"{retry_after:g}",
+            "x-ratelimit-limit-requests": "500",
+            "x-ratelimit-remaining-requests": "0",
+            "x-ratelimit-reset-requests": _duration(retry_after),
+            "x-ratelimit-limit-tokens": "30000",
+            "x-ratelimit-remaining-tokens": "29000",
+            "x-ratelimit-reset-tokens": "2ms",
+        }
+    # 503 overload answers may carry one; only when asked.
+    return {"retry-after": f"{retry_after:g}"} if asked_retry_after else {}
+
+
+def _anthropic_headers(status: int, retry_after: float, asked_retry_after: bool) -> dict[str, str]:
+    headers = {"retry-after": f"{retry_after:g}"} if status in (429, 529) or asked_retry_after else {}
+    if status == 429:
+        headers.update({
+            "anthropic-ratelimit-requests-limit": "50",
+            "anthropic-ratelimit-requests-remaining": "0",
+            "anthropic-ratelimit-tokens-limit": "40000",
+            "anthropic-ratelimit-tokens-remaining": "39000",
+        })
+    return headers
+
+
+@dataclass(frozen=True)
+class ErrorStyle:
+    """How one provider shapes an error answer: request-id header and format, body, headers."""
+
+    request_id_header: str
+    request_id_prefix: str
+    request_id_alphabet: str
+    request_id_length: int
+    body: Callable[[int, float, str, str], bytes]  # (status, retry_after, model, request id)
+    headers: Callable[[int, float, bool], dict[str, str]]  # (status, retry_after, asked for one)
+    proxy_server: str = "cloudflare"
+
+    def request_id(self, rng: random.Random | None) -> str:
+        rng = rng or random.Random(0)
+        return self.request_id_prefix + "".join(rng.choice(self.request_id_alphabet)
+                                                for _ in range(self.request_id_length))
+
+
+ERROR_STYLES: dict[str, ErrorStyle] = {
+    "openai": ErrorStyle("x-request-id", "req_", "0123456789abcdef", 32, _openai_body, _openai_headers),
+    "anthropic": ErrorStyle("request-id", "req_011C",
+                            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 20,
+                            _anthropic_body, _anthropic_headers),
+}
 
 
 def error_response(spec: FaultSpec, provider: str, *, model: str | None = None,
@@ -154,48 +197,20 @@ def error_response(spec: FaultSpec, provider: str, *, model: str | None = None,
     """
     if spec.op != C.OP_HTTP_ERROR:
         return None
-    if provider not in ("openai", "anthropic"):
+    style = ERROR_STYLES.get(provider)
+    if style is None:
         raise ValueError(f"unknown provider {provider!r}; expected 'openai' or 'anthropic'")
     status = int(spec.param("status", 500))
     retry_after = float(spec.param("retry_after", 1))
-    request_id = _request_id(provider, rng)
-    headers: dict[str, str] = {}
+    request_id = style.request_id(rng)
     if "body" in spec.params:
-        return _custom_response(spec, provider, status, request_id)
+        return _custom_response(spec, style, status, request_id)
     if status in (502, 504) and spec.param("html", True):
-        server = str(spec.param("server", _PROXY_SERVER[provider]))
-        body = proxy_html(status, server)
-        headers["content-type"] = "text/html"
-        headers["server"] = server
-        return ErrorResponse(status, headers, body)
-    headers["content-type"] = "application/json"
-    if provider == "openai":
-        body = _openai_body(status, retry_after, model or "gpt-4o")
-        headers["x-request-id"] = request_id
-        if status == 429:
-            headers.update({
-                "retry-after": f"{retry_after:g}",
-                "x-ratelimit-limit-requests": "500",
-                "x-ratelimit-remaining-requests": "0",
-                "x-ratelimit-reset-requests": _duration(retry_after),
-                "x-ratelimit-limit-tokens": "30000",
-                "x-ratelimit-remaining-tokens": "29000",
-                "x-ratelimit-reset-tokens": "2ms",
-            })
-        elif "retry_after" in spec.params:  # 503/529 overload answers may carry one; only when asked
-            headers["retry-after"] = f"{retry_after:g}"
-    else:
-        body = _anthropic_body(status, request_id)
-        headers["request-id"] = request_id
-        if status in (429, 529) or "retry_after" in spec.params:
-            headers["retry-after"] = f"{retry_after:g}"
-        if status == 429:
-            headers.update({
-                "anthropic-ratelimit-requests-limit": "50",
-                "anthropic-ratelimit-requests-remaining": "0",
-                "anthropic-ratelimit-tokens-limit": "40000",
-                "anthropic-ratelimit-tokens-remaining": "39000",
-            })
+        server = str(spec.param("server", style.proxy_server))
+        return ErrorResponse(status, {"content-type": "text/html", "server": server}, proxy_html(status, server))
+    headers = {"content-type": "application/json", style.request_id_header: request_id}
+    headers.update(style.headers(status, retry_after, "retry_after" in spec.params))
+    body = style.body(status, retry_after, model or "gpt-4o", request_id)
     return ErrorResponse(status, headers, body)
 
 
@@ -209,7 +224,7 @@ def sniff_content_type(text: str) -> str:
     return "text/plain; charset=utf-8"
 
 
-def _custom_response(spec: FaultSpec, provider: str, status: int, request_id: str) -> ErrorResponse:
+def _custom_response(spec: FaultSpec, style: ErrorStyle, status: int, request_id: str) -> ErrorResponse:
     """An error response with exactly the body the spec gives (``params["body"]``).
 
     Held-out variants need bodies the provider defaults never produce: a bare "Internal Server
@@ -223,7 +238,7 @@ def _custom_response(spec: FaultSpec, provider: str, status: int, request_id: st
     if spec.param("server"):
         headers["server"] = str(spec.param("server"))
     if headers["content-type"].startswith("application/json") and spec.param("request_id", True):
-        headers["request-id" if provider == "anthropic" else "x-request-id"] = request_id
+        headers[style.request_id_header] = request_id
     if "retry_after" in spec.params:
         headers["retry-after"] = f"{float(spec.params['retry_after']):g}"
     return ErrorResponse(status, headers, body.encode("utf-8"))

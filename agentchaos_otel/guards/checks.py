@@ -14,7 +14,7 @@ that only sees one response; these checks catch what is wrong in form.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,8 +224,13 @@ def check_response(provider: str, request: Mapping[str, Any], response: Mapping[
                    enabled: Iterable[str] = CHECK_KINDS) -> list[Finding]:
     """Findings for a parsed response of ``provider`` ('openai' or 'anthropic'), only of ``enabled`` kinds."""
     wanted = set(enabled)
-    found = check_messages(request, response) if provider == "anthropic" else check_chat_completion(request, response)
+    found = _CHECKS_BY_PROVIDER.get(provider, check_chat_completion)(request, response)
     return [f for f in found if f.kind in wanted]
+
+
+# Anything not Anthropic's Messages API is read as chat completions (OpenAI-compatible servers).
+_CHECKS_BY_PROVIDER: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], list[Finding]]] = {
+    "openai": check_chat_completion, "anthropic": check_messages}
 
 
 def first(findings: Iterable[Finding]) -> Finding | None:

@@ -24,7 +24,7 @@ through untouched, so ``except guards.LengthStop`` and ``except anthropic.APIErr
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import openai
@@ -112,8 +112,11 @@ def error_for(findings: Sequence[C.Finding], response: Any, body: Any, *, attemp
               provider: str = "openai") -> GuardError:
     lead = C.first(findings)
     cls = ERROR_BY_KIND.get(lead.kind, GuardError) if lead else GuardError
-    if provider == "anthropic":
-        variant = _anthropic_variant(cls)
-        if variant is not None:
-            return variant(findings, response, body, attempts=attempts)
-    return cls(findings, response, body, attempts=attempts)
+    sdk_variant = _SDK_VARIANTS.get(provider)
+    variant = sdk_variant(cls) if sdk_variant is not None else None
+    return (variant or cls)(findings, response, body, attempts=attempts)
+
+
+# The error classes as the provider's own SDK raises them; GuardError already derives from
+# ``openai.APIResponseValidationError``, so only Anthropic needs a variant.
+_SDK_VARIANTS: dict[str, Callable[[type[GuardError]], type[GuardError] | None]] = {"anthropic": _anthropic_variant}
