@@ -63,24 +63,35 @@ def partition_of(row: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def write_rows(directory: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]]) -> list[Path]:
-    """Write span rows (``spans`` layout) as one new Parquet file per partition; returns the files."""
+    """Write span rows (``spans`` layout) as one new Parquet file per partition; returns the files.
+
+    Every partition's file is written under a temporary name first and only then renamed, so a
+    failure (disk full, a row Parquet refuses) leaves none of this call's files behind: an
+    importer's file is stored whole or not at all, as in the DuckDB store.
+    """
     root = Path(directory)
     groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[partition_of(r)].append(r)
-    written = []
     stamp = time.time_ns()
-    for (day, service), group in sorted(groups.items()):
-        part = root / f"date={day}" / f"service={service}"
-        part.mkdir(parents=True, exist_ok=True)
-        frame = pl.DataFrame({c: [r.get(c) for r in group] for c in schema.SPAN_COLUMNS}, schema=POLARS_SCHEMA)
-        name = f"part-{stamp}-{uuid.uuid4().hex[:12]}"
-        tmp = part / f".{name}.tmp"
-        frame.write_parquet(tmp)
-        final = part / f"{name}.parquet"
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for (day, service), group in sorted(groups.items()):
+            part = root / f"date={day}" / f"service={service}"
+            part.mkdir(parents=True, exist_ok=True)
+            frame = pl.DataFrame({c: [r.get(c) for r in group] for c in schema.SPAN_COLUMNS},
+                                 schema=POLARS_SCHEMA)
+            name = f"part-{stamp}-{uuid.uuid4().hex[:12]}"
+            tmp = part / f".{name}.tmp"
+            staged.append((tmp, part / f"{name}.parquet"))
+            frame.write_parquet(tmp)
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    for tmp, final in staged:
         os.replace(tmp, final)
-        written.append(final)
-    return written
+    return [final for _, final in staged]
 
 
 class ParquetSpanSink(SpanExporter):
