@@ -431,7 +431,8 @@ def candidates(texts: Any) -> list[int]:
     if pa is not None:
         try:
             arr = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.string())
-            mask = pc.match_substring_regex(arr, _GATE_RE2, ignore_case=True)
+            # lower-cased once, then matched case-sensitively: RE2 scans faster than with case folding
+            mask = pc.match_substring_regex(pc.utf8_lower(arr), _GATE_RE2)
             registry = _registry_re2(pattern)
             if registry is not None:
                 mask = pc.or_(mask, pc.match_substring_regex(arr, registry))
