@@ -98,9 +98,9 @@ class ParquetSpanSink(SpanExporter):
     """A span sink writing partitioned Parquet: an OTel exporter, and a row sink for the receiver.
 
     ``export_rows`` is the interface the OTLP receiver and importers call with rows already in
-    ``spans`` layout (redacted by whoever built them: ``span_to_row`` or the receiver's
-    conversion). Each call's rows are on disk before it returns SUCCESS; a failed write returns
-    FAILURE so the sender keeps and retries the batch instead of it being lost here.
+    ``spans`` layout (redacted by whoever built them: ``span_to_row`` / ``spans_to_batch`` or
+    the receiver's conversion). Each call's rows are on disk before it returns SUCCESS; a failed
+    write returns FAILURE so the sender keeps and retries the batch instead of it being lost here.
     """
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
@@ -110,10 +110,11 @@ class ParquetSpanSink(SpanExporter):
         self.files_written = 0
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        from agentchaos_otel.store.exporter import span_to_row
+        from agentchaos_otel.store.db import short_switches
+        from agentchaos_otel.store.exporter import spans_to_batch
 
-        now = time.time_ns()
-        return self.export_rows([span_to_row(s, now) for s in spans])
+        with short_switches:  # the rows of `span_to_row`, redacted and repaired, built as one batch
+            return self.export_rows(spans_to_batch(spans, time.time_ns()).rows())
 
     def export_rows(self, rows: list[dict[str, Any]]) -> SpanExportResult:
         if self._shutdown:

@@ -37,6 +37,7 @@ logger = logging.getLogger(__name__)
 IDLE_CLOSE_S = 0.05
 MAX_HOLD_S = 1.0
 READER_WINDOW_S = 0.15
+EXPECT_GRACE_S = 0.25  # how long an announced batch may take to convert before the file is given back
 
 
 @dataclass
@@ -46,6 +47,7 @@ class _Held:
     opened: float
     last_used: float = field(default=0.0)
     busy: bool = True
+    reserved_until: float = field(default=0.0)  # a batch was announced (`expect`): not idle before this
 
 
 def _file_ident(path: str) -> tuple[int, int] | None:
@@ -143,9 +145,9 @@ class WriterCache:
         """A batch for `path` has arrived and is being converted before its write.
 
         The file's idle time ends now, not when the converted batch asks for the connection, and
-        the cached connection is not closed as idle meanwhile: converting a large batch can take
-        longer than `idle_close_s`, and would otherwise cost a close and an open per batch in a
-        flood.
+        the cached connection is not closed as idle meanwhile (for at most `EXPECT_GRACE_S`, so a
+        batch that never comes cannot keep readers out): converting a large batch can take longer
+        than `idle_close_s`, and would otherwise cost a close and an open per batch in a flood.
         """
         path = os.path.abspath(path)
         with self._cv:
@@ -155,7 +157,7 @@ class WriterCache:
             self._arrived[path] = now
             held = self._held.get(path)
             if held is not None and not held.busy:
-                held.last_used = now
+                held.reserved_until = now + EXPECT_GRACE_S
 
     def release(self, path: str, conn: duckdb.DuckDBPyConnection, *, ok: bool) -> None:
         """Give a connection back: kept for the next batch when the write went well in a flood."""
@@ -177,6 +179,7 @@ class WriterCache:
                 return
             held.busy = False
             held.last_used = now
+            held.reserved_until = 0.0  # the announced batch is written: idle from now
             self._cv.notify_all()
             if self._closer is None or not self._closer.is_alive():
                 self._closer = threading.Thread(target=self._close_idle, name="agentchaos-store-closer",
@@ -211,7 +214,7 @@ class WriterCache:
                 for path, held in list(self._held.items()):
                     if held.busy:
                         continue
-                    due = held.last_used + self.idle_close_s
+                    due = max(held.last_used + self.idle_close_s, held.reserved_until)
                     if due <= now:
                         del self._held[path]
                         _close_quietly(held.conn)
