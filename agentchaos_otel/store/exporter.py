@@ -37,7 +37,7 @@ import duckdb
 from opentelemetry.attributes import BoundedAttributes
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
-from opentelemetry.trace import SpanKind, StatusCode
+from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel import redact
@@ -266,6 +266,21 @@ def _reads_fields(cls: type) -> bool:
 _ENUM_NAMES: dict[int, str] = {id(k): k.name for k in (*SpanKind, *StatusCode)}  # by identity: no Python __hash__
 
 
+_scope_memo: dict[int, tuple[Any, str | None]] = {}
+
+
+def _scope_name(scope: Any) -> str | None:
+    """An instrumentation scope's name, looked up once per scope object (one per tracer)."""
+    hit = _scope_memo.get(id(scope))
+    if hit is not None and hit[0] is scope:
+        return hit[1]
+    name = scope.name if scope is not None else None
+    if len(_scope_memo) >= 256:
+        _scope_memo.clear()
+    _scope_memo[id(scope)] = (scope, name)  # holding the object keeps its id from being reused
+    return name
+
+
 def _enum_name(value: Any) -> str:
     name = _ENUM_NAMES.get(id(value))
     return name if name is not None else value.name
@@ -298,9 +313,12 @@ def spans_to_batch(spans: Sequence[ReadableSpan], exported_ns: int | None = None
         ctx, parent, name, kind, start, end, status, resource, scope, attrs, evs = (
             _fields(span) if _reads_fields(span.__class__) else _props(span))
         if ctx:
-            try:  # bytes.hex is several times faster than format(); ids out of range take format()
-                trace_ids.append(ctx.trace_id.to_bytes(16, "big").hex())
-                span_ids.append(ctx.span_id.to_bytes(8, "big").hex())
+            # SpanContext is a tuple (trace id, span id, ...): indexing skips two property calls;
+            # bytes.hex is several times faster than format(); odd ids take the general path
+            try:
+                tid, sid = (ctx[0], ctx[1]) if ctx.__class__ is SpanContext else (ctx.trace_id, ctx.span_id)
+                trace_ids.append(tid.to_bytes(16, "big").hex())
+                span_ids.append(sid.to_bytes(8, "big").hex())
             except (OverflowError, AttributeError, TypeError):
                 trace_ids.append(format(ctx.trace_id, "032x"))
                 span_ids.append(format(ctx.span_id, "016x"))
@@ -311,19 +329,24 @@ def spans_to_batch(spans: Sequence[ReadableSpan], exported_ns: int | None = None
             parents.append(None)
         else:
             try:
-                parents.append(parent.span_id.to_bytes(8, "big").hex())
+                parents.append((parent[1] if parent.__class__ is SpanContext else parent.span_id)
+                               .to_bytes(8, "big").hex())
             except (OverflowError, AttributeError, TypeError):
                 parents.append(format(parent.span_id, "016x"))
         names.append(name)
         kinds.append(_enum_name(kind))
         starts.append(start)
         ends.append(end)
-        codes.append(_enum_name(status.status_code))
-        messages.append(status.description)
+        if status.__class__ is Status:
+            codes.append(_enum_name(status._status_code))
+            messages.append(status._description)
+        else:
+            codes.append(_enum_name(status.status_code))
+            messages.append(status.description)
         res, service = _resource_json(resource)
         resources.append(res)
         services.append(service)
-        scopes.append(scope.name if scope is not None else None)
+        scopes.append(_scope_name(scope))
         attributes.append(attributes_json(attrs))
         events.append(_span_events_json(evs) if evs else "[]")
     batch = SpanBatch({
