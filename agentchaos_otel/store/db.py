@@ -301,7 +301,7 @@ def _is_duplicate_key(exc: duckdb.Error) -> bool:
 
 
 ARROW_CHUNK = 32
-GIL_SLICE_S = 0.0005
+GIL_SLICE_S = 0.0001
 
 
 class _ShortSwitches:
@@ -310,10 +310,12 @@ class _ShortSwitches:
     Converting spans is Python work that holds the GIL. A thread that wants it back (the agent,
     after a network wait) asks for it and waits the interpreter's switch interval (5 ms by
     default) before the holder must let go; so while a batch is converted, the interval is
-    lowered to `GIL_SLICE_S`. It costs nothing when no other thread is waiting (nobody asks),
-    unlike pausing on a timer, which on a busy machine gives the core away for milliseconds
-    each time. Nested and concurrent writes share one lowering (a count); the interval is
-    restored when the last ends, unless someone else changed it meanwhile.
+    lowered to `GIL_SLICE_S` (0.1 ms: measured against 0.2 and 0.5 ms, the agent's p99 while
+    exporting roughly halves for a few percent of the exporter's rate when both contend). It
+    costs nothing when no other thread is waiting (nobody asks), unlike pausing on a timer, which
+    on a busy machine gives the core away for milliseconds each time. Nested and concurrent
+    writes share one lowering (a count); the interval is restored when the last ends, unless
+    someone else changed it meanwhile.
     """
 
     def __init__(self) -> None:
