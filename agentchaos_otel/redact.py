@@ -368,6 +368,84 @@ def redact_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [redact_row(r) for r in rows]
 
 
+# --- batch gate ------------------------------------------------------------------------------------
+#
+# An exporter redacts every span it writes, and nearly none holds anything to redact; running
+# ``redact_row`` per span costs more than storing it. ``candidates`` finds, for a whole column of
+# texts at once, the ones ``redact_row`` could change, so only those go through it. It must never
+# miss one (a false alarm only costs time), so it looks for a superset of what every rule above
+# needs before it can change anything:
+#
+# - a secret-named key (dropped by ``redact_attributes``): every name and suffix, in both the "-"
+#   and "_" spelling; "token" only when no letter, digit or "_" follows (``input_tokens`` is not a
+#   credential name, ``x-auth-token"`` is), which holds for every secret name ending in "token";
+# - the text rules: "=" (query parameters, and ``key=value``), "://" with "@" (user info), the
+#   key-value names, the key shapes ("sk-" after anything but a letter or digit, as the shape rule);
+# - whatever JSON decoding could turn into one of those: any ``\u`` escape and ``\/``;
+# - a credential this process remembered, case-sensitively, as the registry matches.
+#
+# The scan runs in Arrow's RE2 engine over the whole column (C++, one pass, without the GIL); a
+# process without pyarrow checks text by text in Python with the same needles.
+
+def _gate_needles() -> tuple[str, ...]:
+    names = {n.strip("-") for n in (*_NAMES, *_SECRET_SUFFIXES)} | set(_KV_NEEDLES)
+    names |= {n.replace("-", "_") for n in names} | set(_SHAPE_NEEDLES)
+    names |= {"=", "\\u", "\\/", "auth"}
+    names -= {"token", "sk-"}  # matched with their neighbours below
+    needles = {n for n in names if "token" not in n}  # every "...token" name is covered by "token"
+    # a needle containing another needle adds nothing
+    return tuple(sorted(n for n in needles if not any(m != n and m in n for m in needles)))
+
+
+GATE_NEEDLES: tuple[str, ...] = _gate_needles()
+_GATE_RE2 = ("(?s)" + "|".join(re.escape(n) for n in GATE_NEEDLES)
+             + r"|token([^a-z0-9_]|$)|(^|[^a-z0-9])sk-|://.*@|@.*://")
+_GATE_PY = re.compile(_GATE_RE2, re.IGNORECASE)
+
+
+def _registry_re2(pattern: re.Pattern[str] | None) -> str | None:
+    if pattern is None:
+        return None
+    with _registry._lock:
+        values = list(_registry._values)
+    # \Q...\E quotes a literal in RE2; a value holding "\E" ends the quote, closed and reopened
+    return "|".join("\\Q" + v.replace("\\E", "\\E\\\\E\\Q") + "\\E" for v in values) or None
+
+
+def _could_change(text: str, pattern: re.Pattern[str] | None) -> bool:
+    return _GATE_PY.search(text) is not None or (pattern is not None and pattern.search(text) is not None)
+
+
+def candidates(texts: Any) -> list[int]:
+    """Positions of the texts (a list, or an Arrow string array) ``redact_row`` might change.
+
+    A superset: every text ``redact_text`` or ``redact_json_text`` would change is listed, and
+    texts that only look close (``author``, a base64 ``=``) are listed too. None is never listed.
+    """
+    pattern = _registry.pattern()
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - a declared dependency
+        pa = None
+    if pa is not None:
+        try:
+            arr = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.string())
+            # lower-cased once, then matched case-sensitively: RE2 scans faster than with case folding
+            mask = pc.match_substring_regex(pc.utf8_lower(arr), _GATE_RE2)
+            registry = _registry_re2(pattern)
+            if registry is not None:
+                mask = pc.or_(mask, pc.match_substring_regex(arr, registry))
+            if not pc.any(mask).as_py():
+                return []
+            return pc.indices_nonzero(pc.fill_null(mask, False)).to_pylist()
+        except (pa.ArrowException, TypeError, ValueError, UnicodeError):
+            pass  # a text Arrow refuses (a lone surrogate), or a pattern RE2 cannot take: per text
+    if not isinstance(texts, list):
+        texts = texts.to_pylist()
+    return [i for i, t in enumerate(texts) if isinstance(t, str) and _could_change(t, pattern)]
+
+
 def exception_attributes(exc: BaseException) -> dict[str, str]:
     """``exception.message`` / ``exception.stacktrace`` of ``exc``, redacted, for ``record_exception``.
 

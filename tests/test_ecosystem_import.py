@@ -182,3 +182,36 @@ def test_readme_import_line_runs_on_the_shipped_examples(tmp_path: Path, monkeyp
     formats = {f.format for f in import_paths([root / "docs" / "examples" / "import"], tmp_path / "again.duckdb").files}
     assert formats == {"otlp-json", "openinference", "messages"}
     assert sorted(_diagnoses(tmp_path / "imported.duckdb")) == [("error", 2)] * 3
+
+
+def test_parquet_import_reads_back_as_the_file_and_diagnoses_the_same(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from agentchaos_otel.diagnosers.cli import app as diagnose_app
+    from agentchaos_otel.store.db import open_store
+
+    examples = Path(__file__).resolve().parents[1] / "docs" / "examples" / "import"
+    lines = [B.otlp_json_line(B.sdk_spans(f"pq-{i}")) for i in range(3)]
+    more = _write(tmp_path, "fleet.jsonl", "\n".join(lines) + "\n")
+    db, data = tmp_path / "imported.duckdb", tmp_path / "dataset"
+    assert import_paths([examples, more], db).spans == import_paths([examples, more], None, parquet=data).spans
+    parts = sorted(p.relative_to(data).parts[:2] for p in data.rglob("*.parquet"))
+    assert parts and all(d.startswith("date=") and s.startswith("service=") for d, s in parts)
+    with open_store(data) as conn:
+        from_dataset = conn.execute(f"SELECT {_COLS} FROM spans ORDER BY trace_id, span_id").fetchall()
+    assert from_dataset == _rows(db)
+    assert sorted(_diagnoses(data)) == sorted(_diagnoses(db)) == [("error", 2)] * 6
+
+    # the command line, as the README shows it; importing the same files again stores nothing twice
+    again = tmp_path / "cli-dataset"
+    for _ in range(2):
+        assert run_app(app, "agentchaos", ["traces", "import", str(examples), str(more), "--parquet", str(again)]) == 0
+    assert str(again) in capsys.readouterr().out
+    assert run_app(diagnose_app, "diagnose", [str(db), "--json", "--no-write"]) == 0
+    from_file = json.loads(capsys.readouterr().out)
+    assert run_app(diagnose_app, "diagnose", [str(again), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == from_file and len(from_file) == 6
+
+    not_a_dir = _write(tmp_path, "plain.file", "x")
+    assert run_app(app, "agentchaos", ["traces", "import", str(more), "--parquet", str(not_a_dir)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "not a directory" in err and "\n" not in err

@@ -295,6 +295,29 @@ def test_slow_batches_in_a_flood_keep_the_connection(tmp_path: Path) -> None:
     assert not cache.is_open(path)
 
 
+def test_announced_batch_keeps_the_connection_while_it_converts(tmp_path: Path) -> None:
+    """The idle gap ends when a batch arrives (`expect`), not when its converted rows are ready."""
+    from agentchaos_otel.store import writer as writer_mod
+
+    cache = WriterCache(idle_close_s=0.05, max_hold_s=60.0)
+    path = str(tmp_path / "announced.duckdb")
+    for _ in range(2):  # a lone batch, then one right after it: a flood, so the connection is kept
+        conn = cache.acquire(path, 5.0)
+        cache.release(path, conn, ok=True)
+    assert cache.is_open(path)
+    cache.expect(path)
+    time.sleep(0.15)  # converting takes three idle times
+    assert cache.is_open(path)
+    assert cache.acquire(path, 5.0) is conn
+    cache.release(path, conn, ok=True)
+    assert cache.is_open(path)  # it came right after its arrival: still a flood
+    cache.expect(path)  # a batch announced that never comes gives the file back after the grace
+    deadline = time.monotonic() + writer_mod.EXPECT_GRACE_S + 5
+    while cache.is_open(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not cache.is_open(path)
+
+
 def test_writes_without_pyarrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The Arrow path is a speed-up only: without pyarrow the general insert stores the same rows."""
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # `import pyarrow` now raises ImportError

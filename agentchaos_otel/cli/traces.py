@@ -29,12 +29,14 @@ def _import(
     db: DbOpt = Path("traces.duckdb"),
     fmt: Annotated[str | None, typer.Option("--format", help="otlp-json | otlp-protobuf | openinference | "
                                                              "messages (default: detected per file).")] = None,
+    parquet: Annotated[Path | None, typer.Option(help="Write hive-partitioned Parquet (date, service) into this "
+                                                      "directory instead of --db.", show_default=False)] = None,
 ) -> None:
     """Load OTLP JSON / JSON Lines / protobuf, OpenInference (Phoenix) spans or message-list trajectories."""
     from agentchaos_otel.store.importer import import_paths
 
-    report = import_paths(paths, db, fmt)
-    table = Table(title=f"imported {report.spans} spans into {db}")
+    report = import_paths(paths, None if parquet is not None else db, fmt, parquet=parquet)
+    table = Table(title=f"imported {report.spans} spans into {parquet if parquet is not None else db}")
     for col in ("file", "format", "spans", "episodes built"):
         table.add_column(col, overflow="fold")
     for f in report.files:

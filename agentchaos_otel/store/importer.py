@@ -184,16 +184,27 @@ def parse_file(path: Path, fmt: str | None = None) -> tuple[str, list[dict[str, 
     return found, rows, episodes
 
 
-def import_paths(paths: Iterable[str | os.PathLike[str]], db: str | os.PathLike[str],
-                 fmt: str | None = None) -> ImportReport:
-    """Import every file; each file is one transaction (stored whole, or not at all)."""
+def import_paths(paths: Iterable[str | os.PathLike[str]], db: str | os.PathLike[str] | None,
+                 fmt: str | None = None, *, parquet: str | os.PathLike[str] | None = None) -> ImportReport:
+    """Import every file; each file is one transaction (stored whole, or not at all).
+
+    ``parquet``: write hive-partitioned Parquet (by date and service, ``store/parquet.py``)
+    into that directory instead of a DuckDB file; ``diagnose``, ``predict`` and ``report`` read
+    the directory as one dataset.
+    """
     if fmt is not None and fmt not in FORMATS:
         raise TraceImportError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if parquet is not None and Path(parquet).exists() and not Path(parquet).is_dir():
+        raise TraceImportError(f"{parquet}: exists and is not a directory (--parquet takes a dataset directory)")
     files = expand(paths)
     if not files:
         raise TraceImportError("no trace files found")
     parsed = [(f, *parse_file(f, fmt)) for f in files]  # every file checked before anything is written
     report = ImportReport()
+    if parquet is not None:
+        return _import_parquet(parsed, Path(parquet), report)
+    if db is None:
+        raise TraceImportError("no destination: give a trace file or a Parquet directory")
     conn = connect(db, read_only=False)
     try:
         for f, kind, rows, episodes in parsed:
@@ -207,4 +218,26 @@ def import_paths(paths: Iterable[str | os.PathLike[str]], db: str | os.PathLike[
             report.files.append(FileResult(str(f), kind, len(rows), episodes))
     finally:
         conn.close()
+    return report
+
+
+def _import_parquet(parsed: list[tuple[Path, str, list[dict[str, Any]], int]], directory: Path,
+                    report: ImportReport) -> ImportReport:
+    """Each file's rows as new Parquet files in the dataset: all its partitions, or none of them.
+
+    Rows pass the store's repair (a lone surrogate cannot go into Parquet either); they were
+    redacted where they were built, as for the DuckDB file. A span already in the dataset is
+    written again and read once (the dataset keeps the first export, as the file's key does).
+    """
+    import polars as pl
+
+    from agentchaos_otel.store import parquet as dataset
+    from agentchaos_otel.store.repair import repair_rows
+
+    for f, kind, rows, episodes in parsed:
+        try:
+            dataset.write_rows(directory, repair_rows(rows))
+        except (OSError, pl.exceptions.PolarsError) as exc:
+            raise StoreError(f"{directory}: could not store {f} ({' '.join(str(exc).split())[:200]})") from None
+        report.files.append(FileResult(str(f), kind, len(rows), episodes))
     return report

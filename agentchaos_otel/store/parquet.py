@@ -63,33 +63,44 @@ def partition_of(row: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def write_rows(directory: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]]) -> list[Path]:
-    """Write span rows (``spans`` layout) as one new Parquet file per partition; returns the files."""
+    """Write span rows (``spans`` layout) as one new Parquet file per partition; returns the files.
+
+    Every partition's file is written under a temporary name first and only then renamed, so a
+    failure (disk full, a row Parquet refuses) leaves none of this call's files behind: an
+    importer's file is stored whole or not at all, as in the DuckDB store.
+    """
     root = Path(directory)
     groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[partition_of(r)].append(r)
-    written = []
     stamp = time.time_ns()
-    for (day, service), group in sorted(groups.items()):
-        part = root / f"date={day}" / f"service={service}"
-        part.mkdir(parents=True, exist_ok=True)
-        frame = pl.DataFrame({c: [r.get(c) for r in group] for c in schema.SPAN_COLUMNS}, schema=POLARS_SCHEMA)
-        name = f"part-{stamp}-{uuid.uuid4().hex[:12]}"
-        tmp = part / f".{name}.tmp"
-        frame.write_parquet(tmp)
-        final = part / f"{name}.parquet"
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for (day, service), group in sorted(groups.items()):
+            part = root / f"date={day}" / f"service={service}"
+            part.mkdir(parents=True, exist_ok=True)
+            frame = pl.DataFrame({c: [r.get(c) for r in group] for c in schema.SPAN_COLUMNS},
+                                 schema=POLARS_SCHEMA)
+            name = f"part-{stamp}-{uuid.uuid4().hex[:12]}"
+            tmp = part / f".{name}.tmp"
+            staged.append((tmp, part / f"{name}.parquet"))
+            frame.write_parquet(tmp)
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    for tmp, final in staged:
         os.replace(tmp, final)
-        written.append(final)
-    return written
+    return [final for _, final in staged]
 
 
 class ParquetSpanSink(SpanExporter):
     """A span sink writing partitioned Parquet: an OTel exporter, and a row sink for the receiver.
 
     ``export_rows`` is the interface the OTLP receiver and importers call with rows already in
-    ``spans`` layout (redacted by whoever built them: ``span_to_row`` or the receiver's
-    conversion). Each call's rows are on disk before it returns SUCCESS; a failed write returns
-    FAILURE so the sender keeps and retries the batch instead of it being lost here.
+    ``spans`` layout (redacted by whoever built them: ``span_to_row`` / ``spans_to_batch`` or
+    the receiver's conversion). Each call's rows are on disk before it returns SUCCESS; a failed
+    write returns FAILURE so the sender keeps and retries the batch instead of it being lost here.
     """
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
@@ -99,10 +110,11 @@ class ParquetSpanSink(SpanExporter):
         self.files_written = 0
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        from agentchaos_otel.store.exporter import span_to_row
+        from agentchaos_otel.store.db import short_switches
+        from agentchaos_otel.store.exporter import spans_to_batch
 
-        now = time.time_ns()
-        return self.export_rows([span_to_row(s, now) for s in spans])
+        with short_switches:  # the rows of `span_to_row`, redacted and repaired, built as one batch
+            return self.export_rows(spans_to_batch(spans, time.time_ns()).rows())
 
     def export_rows(self, rows: list[dict[str, Any]]) -> SpanExportResult:
         if self._shutdown:

@@ -37,6 +37,7 @@ logger = logging.getLogger(__name__)
 IDLE_CLOSE_S = 0.05
 MAX_HOLD_S = 1.0
 READER_WINDOW_S = 0.15
+EXPECT_GRACE_S = 0.25  # how long an announced batch may take to convert before the file is given back
 
 
 @dataclass
@@ -46,6 +47,7 @@ class _Held:
     opened: float
     last_used: float = field(default=0.0)
     busy: bool = True
+    reserved_until: float = field(default=0.0)  # a batch was announced (`expect`): not idle before this
 
 
 def _file_ident(path: str) -> tuple[int, int] | None:
@@ -63,6 +65,21 @@ def _close_quietly(conn: duckdb.DuckDBPyConnection) -> None:
         logger.debug("closing a store connection: %s", exc)
 
 
+def _writer(conn: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """A span writer's connection runs its statements in the calling thread alone.
+
+    A batch of spans is a few hundred rows: DuckDB's worker threads cost more to coordinate
+    than they save, and on a small machine they take the cores the agent's own threads are
+    waiting for. (The setting belongs to the file's database instance in this process, so a
+    derived-table writer sharing it meanwhile runs single-threaded too.)
+    """
+    try:
+        conn.execute("SET threads = 1")
+    except duckdb.Error as exc:  # only speed depends on it
+        logger.debug("SET threads on a store writer: %s", exc)
+    return conn
+
+
 class WriterCache:
     """Writable connections by absolute path; every method is thread-safe."""
 
@@ -76,6 +93,7 @@ class WriterCache:
         self._released_at: dict[str, float] = {}  # path -> when a max-hold release happened
         self._last_end: dict[str, float] = {}  # path -> when its last write ended
         self._idle_before: dict[str, float] = {}  # path -> idle time before the write under way
+        self._arrived: dict[str, float] = {}  # path -> when the batch being converted arrived
         self._closer: threading.Thread | None = None
 
     def acquire(self, path: str, timeout_s: float) -> duckdb.DuckDBPyConnection:
@@ -91,7 +109,9 @@ class WriterCache:
         shared = False
         with self._cv:
             last_end = self._last_end.get(path)
-            self._idle_before[path] = time.monotonic() - last_end if last_end is not None else float("inf")
+            arrived = self._arrived.pop(path, None)
+            came = arrived if arrived is not None and last_end is not None and arrived >= last_end else time.monotonic()
+            self._idle_before[path] = came - last_end if last_end is not None else float("inf")
             held = self._held.get(path)
             if held is not None and not held.busy:
                 now = time.monotonic()
@@ -106,12 +126,12 @@ class WriterCache:
             shared = held is not None and held.busy  # in use by another thread: a separate, uncached one
             released = None if shared else self._released_at.pop(path, None)
         if shared:
-            return connect(path, read_only=False, timeout_s=timeout_s)
+            return _writer(connect(path, read_only=False, timeout_s=timeout_s))
         if stale is not None:
             _close_quietly(stale.conn)
         if released is not None:  # let waiting readers in before taking the file again
             time.sleep(max(0.0, released + self.reader_window_s - time.monotonic()))
-        conn = connect(path, read_only=False, timeout_s=timeout_s)
+        conn = _writer(connect(path, read_only=False, timeout_s=timeout_s))
         ident = _file_ident(path)
         if ident is None or self.idle_close_s <= 0:
             return conn  # nothing to compare later: not cached
@@ -120,6 +140,24 @@ class WriterCache:
                 return conn
             self._held[path] = _Held(conn, ident, time.monotonic())
         return conn
+
+    def expect(self, path: str) -> None:
+        """A batch for `path` has arrived and is being converted before its write.
+
+        The file's idle time ends now, not when the converted batch asks for the connection, and
+        the cached connection is not closed as idle meanwhile (for at most `EXPECT_GRACE_S`, so a
+        batch that never comes cannot keep readers out): converting a large batch can take longer
+        than `idle_close_s`, and would otherwise cost a close and an open per batch in a flood.
+        """
+        path = os.path.abspath(path)
+        with self._cv:
+            now = time.monotonic()
+            if len(self._arrived) > 1024:
+                self._arrived.clear()
+            self._arrived[path] = now
+            held = self._held.get(path)
+            if held is not None and not held.busy:
+                held.reserved_until = now + EXPECT_GRACE_S
 
     def release(self, path: str, conn: duckdb.DuckDBPyConnection, *, ok: bool) -> None:
         """Give a connection back: kept for the next batch when the write went well in a flood."""
@@ -141,6 +179,7 @@ class WriterCache:
                 return
             held.busy = False
             held.last_used = now
+            held.reserved_until = 0.0  # the announced batch is written: idle from now
             self._cv.notify_all()
             if self._closer is None or not self._closer.is_alive():
                 self._closer = threading.Thread(target=self._close_idle, name="agentchaos-store-closer",
@@ -175,7 +214,7 @@ class WriterCache:
                 for path, held in list(self._held.items()):
                     if held.busy:
                         continue
-                    due = held.last_used + self.idle_close_s
+                    due = max(held.last_used + self.idle_close_s, held.reserved_until)
                     if due <= now:
                         del self._held[path]
                         _close_quietly(held.conn)
@@ -193,6 +232,7 @@ class WriterCache:
         self._released_at = {}
         self._last_end = {}
         self._idle_before = {}
+        self._arrived = {}
         self._closer = None
 
 
