@@ -18,10 +18,9 @@ import zlib
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-from scipy.special import expit
-from scipy.stats import binomtest
-from sklearn.metrics import roc_auc_score
-from sklearn.metrics import roc_curve as _sk_roc_curve
+
+# scipy and scikit-learn are imported where used: together they take over a second to import,
+# and commands such as ``diagnose`` import this module without needing them.
 
 CI_LEVEL = 0.95
 SMALL_N = 10
@@ -78,6 +77,8 @@ def percentile_interval(samples: np.ndarray, level: float = CI_LEVEL) -> tuple[f
 
 def sigmoid(z: np.ndarray | float) -> np.ndarray:
     """The logistic function, stable for large ``|z|``."""
+    from scipy.special import expit
+
     return np.asarray(expit(np.asarray(z, dtype=float)))
 
 
@@ -86,6 +87,8 @@ def auroc(labels: Sequence[int] | np.ndarray, scores: Sequence[float] | np.ndarr
     y = np.asarray(labels, dtype=int)
     if y.size == 0 or y.min() == y.max():
         return None
+    from sklearn.metrics import roc_auc_score
+
     return float(roc_auc_score(y, np.asarray(scores, dtype=float)))
 
 
@@ -94,7 +97,9 @@ def roc_curve(labels: Sequence[int], scores: Sequence[float]) -> tuple[list[floa
     y = np.asarray(labels, dtype=int)
     if y.size == 0 or y.min() == y.max():
         return [], []
-    fpr, tpr, _ = _sk_roc_curve(y, np.asarray(scores, dtype=float), drop_intermediate=False)
+    from sklearn.metrics import roc_curve
+
+    fpr, tpr, _ = roc_curve(y, np.asarray(scores, dtype=float), drop_intermediate=False)
     return [float(v) for v in fpr], [float(v) for v in tpr]
 
 
@@ -112,6 +117,8 @@ def wilson(hits: int, total: int, level: float = CI_LEVEL) -> tuple[float | None
     """Wilson score interval of hits/total; (None, None) when total is 0."""
     if total <= 0:
         return None, None
+    from scipy.stats import binomtest
+
     ci = binomtest(int(hits), int(total)).proportion_ci(confidence_level=level, method="wilson")
     return float(ci.low), float(ci.high)
 

@@ -4,7 +4,9 @@ Episodes are streamed from the store in chunks of whole traces (``store/episodes
 memory holds one chunk of episodes plus the diagnoses, never the whole store. Each chunk goes
 through ``diagnose_episodes`` exactly as a fully loaded store would, and the diagnoses are put
 back in the whole-store episode order at the end, so the result does not depend on chunking or
-on the executor. With ``executor="ray"`` each worker loads and diagnoses its own chunks from the
+on the executor. Episodes are loaded blind (ground truth dropped as they are parsed, which is
+cheaper than copying them blind afterwards); ``diagnose_episodes`` blinds them again regardless,
+and the outcome and ``agentchaos.simulated`` the driver reads are not ground truth. With ``executor="ray"`` each worker loads and diagnoses its own chunks from the
 same path (a file or Parquet dataset every node can read) and returns only the diagnoses.
 """
 
@@ -54,7 +56,7 @@ def _chunk_job(path: str, trace_ids: list[str], where: str | None, diagnoser: Di
     """One worker's share: these traces, loaded and diagnosed where the worker runs."""
     pairs: Keyed = []
     n, sim = 0, False
-    for keyed in iter_keyed_chunks(path, blind=False, trace_ids=trace_ids, where=where,
+    for keyed in iter_keyed_chunks(path, blind=True, trace_ids=trace_ids, where=where,
                                    chunk_spans=1 << 62):
         p, k, s = _diagnose_chunk(diagnoser, keyed, include_success, min_confidence)
         pairs += p
@@ -103,7 +105,7 @@ def diagnose_store(path: str | os.PathLike[str], diagnoser: Diagnoser, *, tasks:
                              chunk_spans, ray_address)
         else:
             parts = [_diagnose_chunk(diagnoser, keyed, include_success, min_confidence)
-                     for keyed in iter_keyed_chunks(path, blind=False, trace_ids=ids, where=where,
+                     for keyed in iter_keyed_chunks(path, blind=True, trace_ids=ids, where=where,
                                                     chunk_spans=chunk_spans)]
     except StoreError as exc:
         raise DiagnoseError(str(exc)) from None

@@ -14,15 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import joblib
 import numpy as np
-import sklearn
-from sklearn.ensemble import RandomForestClassifier
 
 from agentchaos_otel.diagnosers.base import Diagnosis, none_found
 from agentchaos_otel.diagnosers.features import FEATURE_NAMES, FEATURE_VERSION, episode_features
-from agentchaos_otel.diagnosers.observe import EpisodeView
 from agentchaos_otel.diagnosers.taxonomy import class_label, split_class_label
+from agentchaos_otel.diagnosers.view import EpisodeView
 from agentchaos_otel.store.model import EpisodeTrace, FaultLabel
 
 MODEL_FORMAT = "agentchaos-diagnoser"
@@ -85,6 +82,8 @@ def train(episodes: Sequence[EpisodeTrace], *, seed: int = 0, n_estimators: int 
         raise ValueError("training data needs faulted and clean steps (only one class found)")
     # A forest: robust to unscaled, mostly binary features and quick to fit on tens of thousands
     # of steps; the fixed seed makes the saved model reproducible.
+    from sklearn.ensemble import RandomForestClassifier  # imported when training, not to diagnose
+
     clf = RandomForestClassifier(n_estimators=n_estimators, min_samples_leaf=1, random_state=seed, n_jobs=1)
     clf.fit(np.asarray(X, dtype=float), np.asarray(y))
     model = LearnedDiagnoser(clf, list(FEATURE_NAMES))
@@ -145,6 +144,9 @@ class LearnedDiagnoser:
 
     # -- persistence ---------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str], **meta: Any) -> None:
+        import joblib
+        import sklearn
+
         joblib.dump({"format": MODEL_FORMAT, "version": MODEL_VERSION, "feature_version": FEATURE_VERSION,
                      "features": self.features, "classes": self.classes, "sklearn": sklearn.__version__,
                      "model": self.model, "meta": {**self.meta, **meta}}, path)
@@ -153,6 +155,8 @@ class LearnedDiagnoser:
     def load(cls, path: str | os.PathLike[str]) -> LearnedDiagnoser:
         if not os.path.exists(path):
             raise ModelFileError(f"{path}: no such model file")
+        import joblib
+
         try:
             blob = joblib.load(path)
         except Exception as exc:  # a corrupt or foreign file must become one readable line

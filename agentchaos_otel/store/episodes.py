@@ -18,7 +18,7 @@ import duckdb
 
 from agentchaos_otel.store.chunks import DEFAULT_CHUNK_SPANS, chunked_store
 from agentchaos_otel.store.db import StoreError, open_store
-from agentchaos_otel.store.model import EpisodeTrace, FaultLabel, StepRecord
+from agentchaos_otel.store.model import EpisodeTrace, FaultLabel, StepRecord, drop_ground_truth
 
 
 def _parse(value: Any, default: Any) -> Any:
@@ -58,16 +58,23 @@ def _step_record(row: tuple[Any, ...]) -> StepRecord:
                       status or "UNSET", err, _parse(attrs, {}), _parse(events, []))
 
 
-def _step_records(rows: list[tuple[Any, ...]]) -> dict[str, list[StepRecord]]:
-    """Rows of ``steps`` as records per trace; the loop every loaded step goes through."""
+def _step_records(rows: list[tuple[Any, ...]], blind: bool = False) -> dict[str, list[StepRecord]]:
+    """Rows of ``steps`` as records per trace; the loop every loaded step goes through.
+
+    With ``blind``, ground-truth attributes are dropped from the freshly parsed dicts here, so a
+    blind step is built once instead of being built and then copied by ``StepRecord.blind``
+    (which the record still goes through, as a check that finds nothing left to remove).
+    """
     out: dict[str, list[StepRecord]] = defaultdict(list)
     loads = json.loads
     try:  # fast path: JSON columns arrive as text, numbers as ints
         for trace_id, step, span_id, kind, name, start, end, status, err, attrs, events in rows:
             start = start or 0
+            a = {} if attrs is None else loads(attrs)
             out[trace_id].append(StepRecord(
                 step, span_id, kind, name or "", start, end or start, status or "UNSET", err,
-                {} if attrs is None else loads(attrs), [] if events is None or events == "[]" else loads(events)))
+                drop_ground_truth(a) if blind else a,
+                [] if events is None or events == "[]" else loads(events)))
             if type(step) is not int or type(start) is not int:
                 raise TypeError
     except (TypeError, ValueError):  # anything unusual: the careful per-value conversion
@@ -91,7 +98,7 @@ def _fetch(conn: duckdb.DuckDBPyConnection, where: str | None) -> Fetched:
 def _build(fetched: Fetched, blind: bool) -> list[tuple[tuple[Any, ...], EpisodeTrace]]:
     """The Python half: (sort key, episode) for every episode of the chunk."""
     eps, step_rows = fetched
-    steps = _step_records(step_rows)
+    steps = _step_records(step_rows, blind)
     out = []
     for trace_id, span_id, task_id, condition, seed, success, attrs, start_ns in eps:
         ep = EpisodeTrace(
@@ -115,6 +122,9 @@ def _fetch_chunks(path: str | os.PathLike[str], trace_ids: Sequence[str] | None,
     try:
         with chunked_store(path) as store:
             try:
+                # One DuckDB thread: the consumer's Python work takes the other core, and a second
+                # DuckDB thread would only contend with it (and spin) for the same CPUs.
+                store.conn.execute("SET threads = 1")
                 store.plan(trace_ids=trace_ids, chunk_spans=chunk_spans)
                 numbers = store.chunks()
                 for number in numbers:

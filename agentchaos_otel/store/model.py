@@ -6,6 +6,8 @@ hand-built traces and so that blinding (removing ground truth) happens in one pl
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -13,6 +15,35 @@ from agentchaos_otel import attributes as A
 
 # Events the injector writes (firings, skipped firings) say where faults were scheduled.
 _GROUND_TRUTH_EVENTS = (A.FAULT_PREFIX, A.EVENT_INJECTOR_SKIP)
+# A ground-truth key right after a NUL in the NUL-led join of the keys. The prefixes' common start
+# is spelled out as a literal so the regex engine scans for it instead of trying every position.
+_GT_COMMON = os.path.commonprefix(list(A.GROUND_TRUTH_PREFIXES))
+_GROUND_TRUTH_KEY = re.compile("\0(" + re.escape(_GT_COMMON) + "(?:" + "|".join(
+    re.escape(p[len(_GT_COMMON):]) for p in A.GROUND_TRUTH_PREFIXES) + ")[^\0]*)")
+
+
+def ground_truth_keys(attributes: dict[str, Any]) -> list[str] | None:
+    """The ground-truth keys of ``attributes`` in their order, from one scan of the joined keys;
+    None when the keys are not all strings free of NUL, which the scan relies on."""
+    if not attributes:
+        return []
+    try:
+        joined = "\0" + "\0".join(attributes)
+    except TypeError:
+        return None
+    if joined.count("\0") != len(attributes):
+        return None
+    return _GROUND_TRUTH_KEY.findall(joined)
+
+
+def drop_ground_truth(attributes: dict[str, Any]) -> dict[str, Any]:
+    """``attributes`` without its ground-truth keys, removed in place (for a dict the caller owns)."""
+    hidden = ground_truth_keys(attributes)
+    if hidden is None:
+        hidden = [k for k in attributes if isinstance(k, str) and A.is_ground_truth(k)]
+    for k in hidden:
+        del attributes[k]
+    return attributes
 
 
 @dataclass(frozen=True)
@@ -38,10 +69,18 @@ class StepRecord:
         return self.attributes.get(key, default)
 
     def blind(self) -> StepRecord:
-        # Runs for every step of every episode a diagnoser or predictor reads: str.startswith
-        # over the prefix tuple inside comprehensions, no per-key Python function calls.
+        # Runs for every step of every episode a diagnoser or predictor reads, so the keys are
+        # scanned in C (one join, one regex search) rather than one Python call per key.
         prefixes = A.GROUND_TRUTH_PREFIXES
-        attrs = {k: v for k, v in self.attributes.items() if not k.startswith(prefixes)}
+        hidden = ground_truth_keys(self.attributes)
+        if hidden is None:  # keys the scan cannot vouch for: the plain filter
+            attrs = {k: v for k, v in self.attributes.items() if not k.startswith(prefixes)}
+        elif hidden:
+            attrs = dict(self.attributes)
+            for k in hidden:
+                del attrs[k]
+        else:
+            attrs = self.attributes
         if len(attrs) == len(self.attributes) and not (self.events and any(
                 str(e.get("name", "")).startswith(_GROUND_TRUTH_EVENTS) for e in self.events)):
             return self  # frozen and already blind: nothing to copy
