@@ -9,11 +9,13 @@ intervals (``scipy.stats.binomtest``): unlike the percentile bootstrap they do n
 ``[v, v]`` at n=1 or at 0/n. Anything estimated from fewer than ``SMALL_N`` units is flagged
 wherever it is printed, and a paired interval of zero width (every pair equal) carries a
 caveat: it says the sample had no variation, not that the effect is known exactly. ROC and
-AUROC come from scikit-learn.
+AUROC come from scikit-learn. ``group_split`` is the one split by group (task id) that the
+diagnosers' and the predictors' train/test splits both use.
 """
 
 from __future__ import annotations
 
+import random
 import zlib
 from collections.abc import Iterator, Sequence
 
@@ -134,3 +136,34 @@ def small_mark(n: int) -> str:
 
 def zero_width(low: float | None, high: float | None, n: int) -> bool:
     return n > 0 and low is not None and high is not None and high - low == 0.0
+
+
+def group_split(groups: Sequence[object], held_out: Sequence[int], seed: int) -> list[list[int]]:
+    """Indices of the items in each part of a split where a group never straddles two parts.
+
+    ``held_out[k]`` is the number of groups that go to part ``k + 1``; part 0 gets the rest. The
+    rule, fixed so that splits (and every figure computed on them) stay the same from release to
+    release: the distinct groups (as strings) are sorted, shuffled by ``random.Random(seed)``,
+    and cut in order into part 0, part 1, ... So the same seed and the same set of groups give
+    the same parts whatever the order of the items; indices keep the items' order in each part.
+    (scikit-learn's ``GroupShuffleSplit`` draws another permutation for the same seed, which
+    would move the held-out sets that the published predictor figures were measured on.)
+    """
+    labels = [str(g) for g in groups]
+    distinct = sorted(set(labels))
+    total = sum(held_out)
+    if any(k < 0 for k in held_out) or (total > 0 and total >= len(distinct)):
+        raise ValueError(f"cannot hold out {list(held_out)} of {len(distinct)} group(s) and keep one for part 0")
+    random.Random(seed).shuffle(distinct)
+    part_of: dict[str, int] = {}
+    start = len(distinct) - total
+    for g in distinct[:start]:
+        part_of[g] = 0
+    for k, n in enumerate(held_out, start=1):
+        for g in distinct[start:start + n]:
+            part_of[g] = k
+        start += n
+    parts: list[list[int]] = [[] for _ in range(len(held_out) + 1)]
+    for i, g in enumerate(labels):
+        parts[part_of[g]].append(i)
+    return parts

@@ -6,8 +6,9 @@ through ``diagnose_episodes`` exactly as a fully loaded store would, and the dia
 back in the whole-store episode order at the end, so the result does not depend on chunking or
 on the executor. Episodes are loaded blind (ground truth dropped as they are parsed, which is
 cheaper than copying them blind afterwards); ``diagnose_episodes`` blinds them again regardless,
-and the outcome and ``agentchaos.simulated`` the driver reads are not ground truth. With ``executor="ray"`` each worker loads and diagnoses its own chunks from the
-same path (a file or Parquet dataset every node can read) and returns only the diagnoses.
+and the outcome and ``agentchaos.simulated`` the driver reads are not ground truth. With
+``executor="ray"`` each worker loads and diagnoses its own chunks from the same path (a file or
+Parquet dataset every node can read) and returns only the diagnoses.
 """
 
 from __future__ import annotations

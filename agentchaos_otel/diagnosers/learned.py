@@ -8,7 +8,6 @@ feature names and versions, and refuses to load against a different feature layo
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from agentchaos_otel.diagnosers.base import Diagnosis, none_found
 from agentchaos_otel.diagnosers.features import FEATURE_NAMES, FEATURE_VERSION, episode_features
 from agentchaos_otel.diagnosers.taxonomy import class_label, split_class_label
 from agentchaos_otel.diagnosers.view import EpisodeView
+from agentchaos_otel.stats import group_split
 from agentchaos_otel.store.model import EpisodeTrace, FaultLabel
 
 MODEL_FORMAT = "agentchaos-diagnoser"
@@ -46,13 +46,15 @@ def step_labels(episode: EpisodeTrace, truth: FaultLabel | None | bool = False) 
 
 def split_by_task(episodes: Sequence[EpisodeTrace], test_fraction: float = 0.3, seed: int = 0
                   ) -> tuple[list[EpisodeTrace], list[EpisodeTrace]]:
-    """Train/test split where all episodes of one task id land on the same side."""
-    def side(task: str | None) -> bool:
-        h = hashlib.sha256(f"{seed}:{task}".encode()).digest()
-        return int.from_bytes(h[:8], "big") / 2**64 < test_fraction
-    train = [ep for ep in episodes if not side(ep.task_id)]
-    test = [ep for ep in episodes if side(ep.task_id)]
-    return train, test
+    """Train/test split where all episodes of one task id land on the same side.
+
+    ``round(test_fraction x task ids)`` task ids (all but one at most) go to the test side, drawn
+    by ``stats.group_split`` with ``seed``, the split the predictors use too.
+    """
+    n_tasks = len({str(ep.task_id) for ep in episodes})
+    n_test = min(round(n_tasks * test_fraction), n_tasks - 1) if n_tasks > 1 else 0
+    train_idx, test_idx = group_split([ep.task_id for ep in episodes], [n_test], seed)
+    return [episodes[i] for i in train_idx], [episodes[i] for i in test_idx]
 
 
 @dataclass
