@@ -16,6 +16,7 @@ from typing import Any
 
 import duckdb
 
+from agentchaos_otel import attributes as A
 from agentchaos_otel.store.chunks import DEFAULT_CHUNK_SPANS, chunked_store
 from agentchaos_otel.store.db import StoreError, open_store
 from agentchaos_otel.store.model import EpisodeTrace, FaultLabel, StepRecord, drop_ground_truth
@@ -71,16 +72,17 @@ def _step_records(rows: list[tuple[Any, ...]], blind: bool = False) -> dict[str,
         for trace_id, step, span_id, kind, name, start, end, status, err, attrs, events in rows:
             start = start or 0
             a = {} if attrs is None else loads(attrs)
-            out[trace_id].append(StepRecord(
-                step, span_id, kind, name or "", start, end or start, status or "UNSET", err,
-                drop_ground_truth(a) if blind else a,
-                [] if events is None or events == "[]" else loads(events)))
+            ev = [] if events is None or events == "[]" else loads(events)
+            record = StepRecord(step, span_id, kind, name or "", start, end or start, status or "UNSET", err,
+                                drop_ground_truth(a) if blind else a, ev)
+            out[trace_id].append(record.blind() if blind and ev else record)  # events: the full filter
             if type(step) is not int or type(start) is not int:
                 raise TypeError
     except (TypeError, ValueError):  # anything unusual: the careful per-value conversion
         out = defaultdict(list)
         for row in rows:
-            out[row[0]].append(_step_record(row))
+            record = _step_record(row)
+            out[row[0]].append(record.blind() if blind else record)
     return out
 
 
@@ -101,14 +103,17 @@ def _build(fetched: Fetched, blind: bool) -> list[tuple[tuple[Any, ...], Episode
     steps = _step_records(step_rows, blind)
     out = []
     for trace_id, span_id, task_id, condition, seed, success, attrs, start_ns in eps:
+        attributes = _parse(attrs, {})
+        if blind:  # the steps are blind already (``_step_records``); the root's attributes here
+            attributes = {k: v for k, v in attributes.items() if not A.is_ground_truth(k)}
         ep = EpisodeTrace(
             trace_id=trace_id, task_id=task_id, steps=tuple(steps.get(trace_id, ())),
             success=success, condition=condition, seed=None if seed is None else int(seed),
-            attributes=_parse(attrs, {}),
+            attributes=attributes,
         )
         # The order of the old whole-store query: ORDER BY start_ns, trace_id, span_id (NULLS LAST).
         key = (start_ns is None, start_ns or 0, trace_id, span_id is None, span_id or "")
-        out.append((key, ep.blind() if blind else ep))
+        out.append((key, ep))
     return out
 
 

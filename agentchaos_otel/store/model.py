@@ -6,8 +6,6 @@ hand-built traces and so that blinding (removing ground truth) happens in one pl
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -15,25 +13,38 @@ from agentchaos_otel import attributes as A
 
 # Events the injector writes (firings, skipped firings) say where faults were scheduled.
 _GROUND_TRUTH_EVENTS = (A.FAULT_PREFIX, A.EVENT_INJECTOR_SKIP)
-# A ground-truth key right after a NUL in the NUL-led join of the keys. The prefixes' common start
-# is spelled out as a literal so the regex engine scans for it instead of trying every position.
-_GT_COMMON = os.path.commonprefix(list(A.GROUND_TRUTH_PREFIXES))
-_GROUND_TRUTH_KEY = re.compile("\0(" + re.escape(_GT_COMMON) + "(?:" + "|".join(
-    re.escape(p[len(_GT_COMMON):]) for p in A.GROUND_TRUTH_PREFIXES) + ")[^\0]*)")
+# Key names seen so far, and the ground-truth ones among them. A store uses the same few dozen
+# names on every span, so after its first spans the per-step check is two set comparisons in C
+# (``keys <= known``, ``keys.isdisjoint(hidden)``) instead of a Python call per key. Replaced, never
+# cleared in place, when it grows past the limit (foreign stores can flatten messages into many
+# names), so a reader holding the old pair still sees every name it classified.
+_KEYS_REMEMBERED = 1 << 16
+_seen: tuple[set[str], set[str]] = (set(), set())
 
 
 def ground_truth_keys(attributes: dict[str, Any]) -> list[str] | None:
-    """The ground-truth keys of ``attributes`` in their order, from one scan of the joined keys;
-    None when the keys are not all strings free of NUL, which the scan relies on."""
+    """The ground-truth keys of ``attributes`` (in no particular order); None when a key is not
+    a string, which only the plain per-key filter can judge."""
+    global _seen
     if not attributes:
         return []
-    try:
-        joined = "\0" + "\0".join(attributes)
-    except TypeError:
-        return None
-    if joined.count("\0") != len(attributes):
-        return None
-    return _GROUND_TRUTH_KEY.findall(joined)
+    known, hidden = _seen
+    if not attributes.keys() <= known:  # names not seen before
+        if len(known) + len(attributes) > _KEYS_REMEMBERED:
+            known, hidden = set(), set()
+            _seen = (known, hidden)
+        prefixes = A.GROUND_TRUTH_PREFIXES
+        for k in attributes:
+            if k in known:
+                continue
+            if not isinstance(k, str):
+                return None
+            if k.startswith(prefixes):
+                hidden.add(k)
+            known.add(k)  # after ``hidden``: a name is never known before it is classified
+    if attributes.keys().isdisjoint(hidden):
+        return []
+    return list(hidden.intersection(attributes))
 
 
 def drop_ground_truth(attributes: dict[str, Any]) -> dict[str, Any]:
