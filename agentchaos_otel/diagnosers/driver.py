@@ -44,6 +44,12 @@ def is_simulated(episodes: Sequence[EpisodeTrace]) -> bool:
 Keyed = list[tuple[Any, Diagnosis]]
 
 
+def _steps_where(include_success: bool) -> str | None:
+    """The episodes whose steps are parsed: the ones ``_diagnose_chunk`` diagnoses. Successful
+    ones come with their first step only, which is all ``is_simulated`` reads of them."""
+    return None if include_success else "success IS NOT TRUE"
+
+
 def _diagnose_chunk(diagnoser: Diagnoser, keyed: list[tuple[Any, EpisodeTrace]],
                     include_success: bool, min_confidence: float) -> tuple[Keyed, int, bool]:
     chosen = [(k, ep) for k, ep in keyed if include_success or ep.success is not True]
@@ -58,7 +64,7 @@ def _chunk_job(path: str, trace_ids: list[str], where: str | None, diagnoser: Di
     pairs: Keyed = []
     n, sim = 0, False
     for keyed in iter_keyed_chunks(path, blind=True, trace_ids=trace_ids, where=where,
-                                   chunk_spans=1 << 62):
+                                   chunk_spans=1 << 62, steps_where=_steps_where(include_success)):
         p, k, s = _diagnose_chunk(diagnoser, keyed, include_success, min_confidence)
         pairs += p
         n += k
@@ -107,7 +113,8 @@ def diagnose_store(path: str | os.PathLike[str], diagnoser: Diagnoser, *, tasks:
         else:
             parts = [_diagnose_chunk(diagnoser, keyed, include_success, min_confidence)
                      for keyed in iter_keyed_chunks(path, blind=True, trace_ids=ids, where=where,
-                                                    chunk_spans=chunk_spans)]
+                                                    chunk_spans=chunk_spans,
+                                                    steps_where=_steps_where(include_success))]
     except StoreError as exc:
         raise DiagnoseError(str(exc)) from None
     pairs = [p for part, _, _ in parts for p in part]

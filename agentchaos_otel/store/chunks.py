@@ -25,9 +25,10 @@ from agentchaos_otel.store.db import StoreError, connect, is_busy
 
 # Intermediate views read more than once by the public views; computed once per chunk.
 MATERIALISED = ("span_roles", "wrapper_spans", "trace_roots", "agent_roots", "step_spans")
-# Spans per chunk: large enough that the per-chunk scan of the source is a small share of the
-# work, small enough that the chunks alive at once (being built, prefetched) stay near 100 MB.
-DEFAULT_CHUNK_SPANS = 5_000
+# Spans per chunk: large enough that the per-chunk statements (a scan of the source, planning and
+# filling the materialised views, about 40 ms a chunk) are a small share of the work, small enough
+# that the chunks alive at once (being built, prefetched) stay near 200 MB.
+DEFAULT_CHUNK_SPANS = 10_000
 
 ATTACH_TIMEOUT_S = 10.0
 
