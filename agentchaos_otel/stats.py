@@ -11,21 +11,23 @@ wherever it is printed, and a paired interval of zero width (every pair equal) c
 caveat: it says the sample had no variation, not that the effect is known exactly. ROC and
 AUROC come from scikit-learn. ``Estimate`` and ``Rate`` are the two kinds of result the reports
 print; ``fit_logistic`` fits many case-weighted logistic regressions at once, which is how a
-bootstrap of a regression (``resample_counts``) stays a few batched solves.
+bootstrap of a regression (``resample_counts``) stays a few batched solves. ``group_split``
+is the one split by group (task id) that the diagnosers' and the predictors' train/test
+splits both use.
 """
 
 from __future__ import annotations
 
+import random
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
-from scipy.stats import binomtest
-from sklearn.metrics import roc_auc_score
-from sklearn.metrics import roc_curve as _sk_roc_curve
+
+# scipy and scikit-learn are imported where used: together they take over a second to import,
+# and commands such as ``diagnose`` import this module without needing them.
 
 CI_LEVEL = 0.95
 SMALL_N = 10
@@ -82,6 +84,8 @@ def percentile_interval(samples: np.ndarray, level: float = CI_LEVEL) -> tuple[f
 
 def sigmoid(z: np.ndarray | float) -> np.ndarray:
     """The logistic function, stable for large ``|z|``."""
+    from scipy.special import expit
+
     return np.asarray(expit(np.asarray(z, dtype=float)))
 
 
@@ -90,6 +94,8 @@ def auroc(labels: Sequence[int] | np.ndarray, scores: Sequence[float] | np.ndarr
     y = np.asarray(labels, dtype=int)
     if y.size == 0 or y.min() == y.max():
         return None
+    from sklearn.metrics import roc_auc_score
+
     return float(roc_auc_score(y, np.asarray(scores, dtype=float)))
 
 
@@ -98,7 +104,9 @@ def roc_curve(labels: Sequence[int], scores: Sequence[float]) -> tuple[list[floa
     y = np.asarray(labels, dtype=int)
     if y.size == 0 or y.min() == y.max():
         return [], []
-    fpr, tpr, _ = _sk_roc_curve(y, np.asarray(scores, dtype=float), drop_intermediate=False)
+    from sklearn.metrics import roc_curve
+
+    fpr, tpr, _ = roc_curve(y, np.asarray(scores, dtype=float), drop_intermediate=False)
     return [float(v) for v in fpr], [float(v) for v in tpr]
 
 
@@ -116,6 +124,8 @@ def wilson(hits: int, total: int, level: float = CI_LEVEL) -> tuple[float | None
     """Wilson score interval of hits/total; (None, None) when total is 0."""
     if total <= 0:
         return None, None
+    from scipy.stats import binomtest
+
     ci = binomtest(int(hits), int(total)).proportion_ci(confidence_level=level, method="wilson")
     return float(ci.low), float(ci.high)
 
@@ -235,3 +245,34 @@ def effects_at_mean(beta: np.ndarray, x_mean: np.ndarray, n_effects: int) -> np.
     beta = np.atleast_2d(beta)
     eta_bar = beta[:, 0] + beta[:, 1:] @ x_mean
     return sigmoid(eta_bar[:, None] + beta[:, 1:1 + n_effects]) - sigmoid(eta_bar)[:, None]
+
+
+def group_split(groups: Sequence[object], held_out: Sequence[int], seed: int) -> list[list[int]]:
+    """Indices of the items in each part of a split where a group never straddles two parts.
+
+    ``held_out[k]`` is the number of groups that go to part ``k + 1``; part 0 gets the rest. The
+    rule, fixed so that splits (and every figure computed on them) stay the same from release to
+    release: the distinct groups (as strings) are sorted, shuffled by ``random.Random(seed)``,
+    and cut in order into part 0, part 1, ... So the same seed and the same set of groups give
+    the same parts whatever the order of the items; indices keep the items' order in each part.
+    (scikit-learn's ``GroupShuffleSplit`` draws another permutation for the same seed, which
+    would move the held-out sets that the published predictor figures were measured on.)
+    """
+    labels = [str(g) for g in groups]
+    distinct = sorted(set(labels))
+    total = sum(held_out)
+    if any(k < 0 for k in held_out) or (total > 0 and total >= len(distinct)):
+        raise ValueError(f"cannot hold out {list(held_out)} of {len(distinct)} group(s) and keep one for part 0")
+    random.Random(seed).shuffle(distinct)
+    part_of: dict[str, int] = {}
+    start = len(distinct) - total
+    for g in distinct[:start]:
+        part_of[g] = 0
+    for k, n in enumerate(held_out, start=1):
+        for g in distinct[start:start + n]:
+            part_of[g] = k
+        start += n
+    parts: list[list[int]] = [[] for _ in range(len(held_out) + 1)]
+    for i, g in enumerate(labels):
+        parts[part_of[g]].append(i)
+    return parts

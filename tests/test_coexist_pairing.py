@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.diagnosers.observe import EpisodeView
+from agentchaos_otel.diagnosers.view import EpisodeView
 from agentchaos_otel.episodes import episode
 from agentchaos_otel.plans import binding
 from agentchaos_otel.plans.binding import EpisodeState

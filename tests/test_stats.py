@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 from scipy import stats as sps
@@ -81,3 +83,46 @@ def test_rate_has_a_wilson_interval_and_flags_small_totals() -> None:
     r = stats.Rate(3, 8)
     assert r.value == 0.375 and r.interval == stats.wilson(3, 8) and r.small
     assert stats.Rate(0, 0).value is None and stats.Rate(0, 0).interval == (None, None)
+
+
+def test_group_split_keeps_groups_whole_seeded_and_order_free() -> None:
+    groups = [f"task-{i % 13}" for i in range(60)]
+    parts = stats.group_split(groups, [3, 2], seed=5)
+    assert sorted(i for p in parts for i in p) == list(range(60))
+    assert all(p == sorted(p) for p in parts)
+    sides = [{groups[i] for i in p} for p in parts]
+    assert [len(s) for s in sides] == [8, 3, 2]
+    assert not (sides[0] & sides[1]) and not (sides[0] & sides[2]) and not (sides[1] & sides[2])
+    assert stats.group_split(groups, [3, 2], seed=5) == parts
+    assert stats.group_split(groups, [3, 2], seed=6) != parts
+    # The same groups listed in another order land on the same sides.
+    order = list(reversed(range(60)))
+    again = stats.group_split([groups[i] for i in order], [3, 2], seed=5)
+    assert [{groups[order[i]] for i in p} for p in again] == sides
+    # The documented rule: sorted groups, shuffled by random.Random(seed), cut in order.
+    distinct = sorted(set(groups))
+    random.Random(5).shuffle(distinct)
+    assert sides == [set(distinct[:8]), set(distinct[8:11]), set(distinct[11:])]
+    assert stats.group_split(groups, [0], seed=1) == [list(range(60)), []]
+    with pytest.raises(ValueError, match="keep one"):
+        stats.group_split(groups, [13], seed=1)
+    with pytest.raises(ValueError, match="keep one"):
+        stats.group_split(groups, [-1], seed=1)
+
+
+def test_diagnosers_and_predictors_split_tasks_by_the_same_rule() -> None:
+    from agentchaos_otel.diagnosers.learned import split_by_task as diagnoser_split
+    from agentchaos_otel.predictors.model import split_by_task as predictor_split
+    from tests.support import synthetic
+
+    corpus = synthetic.make_corpus(10, 1)
+    tasks = [e.task_id for e in corpus]
+    train, test = diagnoser_split(corpus, 0.3, seed=4)
+    idx = stats.group_split(tasks, [3], seed=4)
+    assert [e.trace_id for e in train] == [corpus[i].trace_id for i in idx[0]]
+    assert [e.trace_id for e in test] == [corpus[i].trace_id for i in idx[1]]
+    usable = [e for e in corpus if e.success is not None and e.steps]
+    split = predictor_split(corpus, seed=4)
+    parts = stats.group_split([e.task_id for e in usable], [2, 2], seed=4)
+    assert [[e.trace_id for e in p] for p in (split.train, split.validation, split.test)] == [
+        [usable[i].trace_id for i in p] for p in parts]

@@ -139,3 +139,16 @@ def test_core_stack_round_trip(tmp_path: Path, mode_server: SimulatedModelServer
     assert (n_sim, n_eps) == (2, 2)
     assert models == [("sim-core-test",)]
     assert "sk-never-stored-4711" not in dump
+
+
+def test_blinding_finds_ground_truth_under_any_key_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentchaos_otel.store import model
+
+    monkeypatch.setattr(model, "_KEYS_REMEMBERED", 8)  # names forgotten every few steps
+    for i in range(40):
+        attrs = {f"k{i}": 1, f"{A.FAULT_PREFIX}x{i % 3}": True, f"{A.ORIGINAL_PREFIX}y{i}": "v",
+                 "agentchaos.faultless": 2, A.TOOL_RESULT_IS_ERROR: False}
+        step = model.StepRecord(i, f"s{i}", "tool", "t", 0, 1, attributes=dict(attrs))
+        assert step.blind().attributes == {f"k{i}": 1, "agentchaos.faultless": 2, A.TOOL_RESULT_IS_ERROR: False}
+        assert model.drop_ground_truth(dict(attrs)) == step.blind().attributes
+    assert model.ground_truth_keys({1: "not a name"}) is None

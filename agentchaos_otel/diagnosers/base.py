@@ -7,7 +7,7 @@ episode, so ground truth cannot leak into a diagnosis through a forgotten attrib
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Protocol, runtime_checkable
 
 from agentchaos_otel.diagnosers.taxonomy import NONE_FOUND
@@ -34,7 +34,8 @@ class Diagnosis:
         return self.fault_type != NONE_FOUND
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
+        # Every field is a scalar: no need for ``asdict``'s recursive deep copy (one per diagnosis).
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["confidence"] = round(float(self.confidence), 4)
         return out
 

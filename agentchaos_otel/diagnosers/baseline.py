@@ -8,8 +8,8 @@ points at the last LLM step. It shows how much the per-step trace adds over the 
 from __future__ import annotations
 
 from agentchaos_otel.diagnosers.base import Diagnosis, none_found
-from agentchaos_otel.diagnosers.observe import EpisodeView
 from agentchaos_otel.diagnosers.rules import CONTENT_ANOMALY_MIN, text_error_type
+from agentchaos_otel.diagnosers.view import EpisodeView
 from agentchaos_otel.store.model import EpisodeTrace
 
 

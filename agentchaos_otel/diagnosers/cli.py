@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -23,13 +23,15 @@ from agentchaos_otel.diagnosers.baseline import TextOnlyDiagnoser
 from agentchaos_otel.diagnosers.driver import EXECUTORS, diagnose_store, is_simulated
 from agentchaos_otel.diagnosers.evaluate import evaluate, evaluation_set
 from agentchaos_otel.diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, train
-from agentchaos_otel.diagnosers.llm import LLMDiagnoser
 from agentchaos_otel.diagnosers.render import diagnoses_json, diagnoses_table, print_scores, scores_json
 from agentchaos_otel.diagnosers.rules import RuleDiagnoser
 from agentchaos_otel.diagnosers.tracefile import DiagnoseError, load, write_diagnoses
 from agentchaos_otel.diagnosers.truth import read_labels, resolve
 from agentchaos_otel.scale.ray_session import RayUnavailable
 from agentchaos_otel.store.model import EpisodeTrace
+
+if TYPE_CHECKING:  # the LLM diagnoser (and the openai SDK) is imported only for --method llm
+    from agentchaos_otel.diagnosers.llm import LLMDiagnoser
 
 METHODS = ("rule", "llm", "learned", "text")
 
@@ -65,6 +67,8 @@ def _build(method: str, *, file: Path, model_file: Path | None, base_url: str | 
         return LearnedDiagnoser.load(model_file), None  # type: ignore[arg-type]
     if not base_url or not model:
         usage("--method llm needs --base-url and --model")
+    from agentchaos_otel.diagnosers.llm import LLMDiagnoser
+
     llm = LLMDiagnoser(str(base_url), str(model), api_key=os.environ.get(api_key_env), cache_path=str(file),
                        concurrency=concurrency, token_budget=token_budget)
     return llm, llm

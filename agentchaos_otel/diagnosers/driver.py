@@ -4,8 +4,11 @@ Episodes are streamed from the store in chunks of whole traces (``store/episodes
 memory holds one chunk of episodes plus the diagnoses, never the whole store. Each chunk goes
 through ``diagnose_episodes`` exactly as a fully loaded store would, and the diagnoses are put
 back in the whole-store episode order at the end, so the result does not depend on chunking or
-on the executor. With ``executor="ray"`` each worker loads and diagnoses its own chunks from the
-same path (a file or Parquet dataset every node can read) and returns only the diagnoses.
+on the executor. Episodes are loaded blind (ground truth dropped as they are parsed, which is
+cheaper than copying them blind afterwards); ``diagnose_episodes`` blinds them again regardless,
+and the outcome and ``agentchaos.simulated`` the driver reads are not ground truth. With
+``executor="ray"`` each worker loads and diagnoses its own chunks from the same path (a file or
+Parquet dataset every node can read) and returns only the diagnoses.
 """
 
 from __future__ import annotations
@@ -41,6 +44,12 @@ def is_simulated(episodes: Sequence[EpisodeTrace]) -> bool:
 Keyed = list[tuple[Any, Diagnosis]]
 
 
+def _steps_where(include_success: bool) -> str | None:
+    """The episodes whose steps are parsed: the ones ``_diagnose_chunk`` diagnoses. Successful
+    ones come with their first step only, which is all ``is_simulated`` reads of them."""
+    return None if include_success else "success IS NOT TRUE"
+
+
 def _diagnose_chunk(diagnoser: Diagnoser, keyed: list[tuple[Any, EpisodeTrace]],
                     include_success: bool, min_confidence: float) -> tuple[Keyed, int, bool]:
     chosen = [(k, ep) for k, ep in keyed if include_success or ep.success is not True]
@@ -54,8 +63,8 @@ def _chunk_job(path: str, trace_ids: list[str], where: str | None, diagnoser: Di
     """One worker's share: these traces, loaded and diagnosed where the worker runs."""
     pairs: Keyed = []
     n, sim = 0, False
-    for keyed in iter_keyed_chunks(path, blind=False, trace_ids=trace_ids, where=where,
-                                   chunk_spans=1 << 62):
+    for keyed in iter_keyed_chunks(path, blind=True, trace_ids=trace_ids, where=where,
+                                   chunk_spans=1 << 62, steps_where=_steps_where(include_success)):
         p, k, s = _diagnose_chunk(diagnoser, keyed, include_success, min_confidence)
         pairs += p
         n += k
@@ -103,8 +112,9 @@ def diagnose_store(path: str | os.PathLike[str], diagnoser: Diagnoser, *, tasks:
                              chunk_spans, ray_address)
         else:
             parts = [_diagnose_chunk(diagnoser, keyed, include_success, min_confidence)
-                     for keyed in iter_keyed_chunks(path, blind=False, trace_ids=ids, where=where,
-                                                    chunk_spans=chunk_spans)]
+                     for keyed in iter_keyed_chunks(path, blind=True, trace_ids=ids, where=where,
+                                                    chunk_spans=chunk_spans,
+                                                    steps_where=_steps_where(include_success))]
     except StoreError as exc:
         raise DiagnoseError(str(exc)) from None
     pairs = [p for part, _, _ in parts for p in part]

@@ -10,14 +10,9 @@ from __future__ import annotations
 
 import math
 
-from agentchaos_otel.diagnosers.observe import (
-    CONNECTION_ERRORS,
-    TIMEOUT_ERRORS,
-    EpisodeView,
-    Observation,
-    abbreviated_words,
-    odd_style_keys,
-)
+from agentchaos_otel.diagnosers.key_style import abbreviated_words, odd_style_keys
+from agentchaos_otel.diagnosers.observe import CONNECTION_ERRORS, TIMEOUT_ERRORS, Observation
+from agentchaos_otel.diagnosers.view import EpisodeView
 
 FEATURE_VERSION = 5
 MARKERS = ("html_page", "http_status", "provider_json", "rate_limit", "timeout", "unavailable", "filtered",

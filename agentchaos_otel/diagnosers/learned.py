@@ -8,21 +8,18 @@ feature names and versions, and refuses to load against a different feature layo
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import joblib
 import numpy as np
-import sklearn
-from sklearn.ensemble import RandomForestClassifier
 
 from agentchaos_otel.diagnosers.base import Diagnosis, none_found
 from agentchaos_otel.diagnosers.features import FEATURE_NAMES, FEATURE_VERSION, episode_features
-from agentchaos_otel.diagnosers.observe import EpisodeView
 from agentchaos_otel.diagnosers.taxonomy import class_label, split_class_label
+from agentchaos_otel.diagnosers.view import EpisodeView
+from agentchaos_otel.stats import group_split
 from agentchaos_otel.store.model import EpisodeTrace, FaultLabel
 
 MODEL_FORMAT = "agentchaos-diagnoser"
@@ -49,13 +46,15 @@ def step_labels(episode: EpisodeTrace, truth: FaultLabel | None | bool = False) 
 
 def split_by_task(episodes: Sequence[EpisodeTrace], test_fraction: float = 0.3, seed: int = 0
                   ) -> tuple[list[EpisodeTrace], list[EpisodeTrace]]:
-    """Train/test split where all episodes of one task id land on the same side."""
-    def side(task: str | None) -> bool:
-        h = hashlib.sha256(f"{seed}:{task}".encode()).digest()
-        return int.from_bytes(h[:8], "big") / 2**64 < test_fraction
-    train = [ep for ep in episodes if not side(ep.task_id)]
-    test = [ep for ep in episodes if side(ep.task_id)]
-    return train, test
+    """Train/test split where all episodes of one task id land on the same side.
+
+    ``round(test_fraction x task ids)`` task ids (all but one at most) go to the test side, drawn
+    by ``stats.group_split`` with ``seed``, the split the predictors use too.
+    """
+    n_tasks = len({str(ep.task_id) for ep in episodes})
+    n_test = min(round(n_tasks * test_fraction), n_tasks - 1) if n_tasks > 1 else 0
+    train_idx, test_idx = group_split([ep.task_id for ep in episodes], [n_test], seed)
+    return [episodes[i] for i in train_idx], [episodes[i] for i in test_idx]
 
 
 @dataclass
@@ -85,6 +84,8 @@ def train(episodes: Sequence[EpisodeTrace], *, seed: int = 0, n_estimators: int 
         raise ValueError("training data needs faulted and clean steps (only one class found)")
     # A forest: robust to unscaled, mostly binary features and quick to fit on tens of thousands
     # of steps; the fixed seed makes the saved model reproducible.
+    from sklearn.ensemble import RandomForestClassifier  # imported when training, not to diagnose
+
     clf = RandomForestClassifier(n_estimators=n_estimators, min_samples_leaf=1, random_state=seed, n_jobs=1)
     clf.fit(np.asarray(X, dtype=float), np.asarray(y))
     model = LearnedDiagnoser(clf, list(FEATURE_NAMES))
@@ -145,6 +146,9 @@ class LearnedDiagnoser:
 
     # -- persistence ---------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str], **meta: Any) -> None:
+        import joblib
+        import sklearn
+
         joblib.dump({"format": MODEL_FORMAT, "version": MODEL_VERSION, "feature_version": FEATURE_VERSION,
                      "features": self.features, "classes": self.classes, "sklearn": sklearn.__version__,
                      "model": self.model, "meta": {**self.meta, **meta}}, path)
@@ -153,6 +157,8 @@ class LearnedDiagnoser:
     def load(cls, path: str | os.PathLike[str]) -> LearnedDiagnoser:
         if not os.path.exists(path):
             raise ModelFileError(f"{path}: no such model file")
+        import joblib
+
         try:
             blob = joblib.load(path)
         except Exception as exc:  # a corrupt or foreign file must become one readable line

@@ -22,9 +22,9 @@ from typing import Any
 import openai
 
 from agentchaos_otel.diagnosers.base import Diagnosis, none_found
-from agentchaos_otel.diagnosers.observe import EpisodeView
 from agentchaos_otel.diagnosers.prompt import PROMPT_VERSION, SYSTEM_PROMPT, render_episode
 from agentchaos_otel.diagnosers.taxonomy import FAULT_TYPES, NONE_FOUND, TARGETS
+from agentchaos_otel.diagnosers.view import EpisodeView
 from agentchaos_otel.signals import digest
 from agentchaos_otel.store.db import StoreError, open_store, write_rows
 from agentchaos_otel.store.model import EpisodeTrace

@@ -7,8 +7,9 @@ anomalous ones are what a diagnosis needs; the first and last steps are always k
 
 from __future__ import annotations
 
-from agentchaos_otel.diagnosers.observe import EpisodeView, Observation
+from agentchaos_otel.diagnosers.observe import Observation
 from agentchaos_otel.diagnosers.taxonomy import FAULT_TYPES, NONE_FOUND, TARGETS
+from agentchaos_otel.diagnosers.view import EpisodeView
 
 PROMPT_VERSION = "diagnose-v1"
 CHARS_PER_TOKEN = 4

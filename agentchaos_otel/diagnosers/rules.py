@@ -19,14 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentchaos_otel.diagnosers.base import Diagnosis, none_found
-from agentchaos_otel.diagnosers.observe import (
-    CONNECTION_ERRORS,
-    TIMEOUT_ERRORS,
-    EpisodeView,
-    Observation,
-    key_style,
-    odd_style_keys,
-)
+from agentchaos_otel.diagnosers.key_style import key_style, odd_style_keys
+from agentchaos_otel.diagnosers.observe import CONNECTION_ERRORS, TIMEOUT_ERRORS, Observation
+from agentchaos_otel.diagnosers.view import EpisodeView
 from agentchaos_otel.store.model import EpisodeTrace
 
 # Thresholds, named so the report can print them.
@@ -525,11 +520,12 @@ class StepFinding:
 def step_findings(view: EpisodeView, rules: tuple[Rule, ...] = RULES) -> list[StepFinding]:
     """Per step, the first rule with a strong finding, else the first with a weak one; step order."""
     out: list[StepFinding] = []
+    by_kind: dict[str, list[Rule]] = {}
+    for rule in rules:
+        by_kind.setdefault(rule.kind, []).append(rule)
     for o in view.obs:
         weak: StepFinding | None = None
-        for rule in rules:
-            if rule.kind != o.kind:
-                continue
+        for rule in by_kind.get(o.kind, ()):
             f = rule.check(o, view)
             if f is None:
                 continue

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +29,7 @@ import numpy as np
 
 from agentchaos_otel import __version__
 from agentchaos_otel.predictors.features import FeatureState, feature_names, has_logprobs, prefix_features, prefix_table
-from agentchaos_otel.stats import sigmoid
+from agentchaos_otel.stats import group_split, sigmoid
 from agentchaos_otel.store.model import EpisodeTrace
 
 FORMAT = "agentchaos-failure-predictor"
@@ -78,7 +77,6 @@ def split_by_task(episodes: Sequence[EpisodeTrace], seed: int = 0,
         raise PredictorDataError(
             f"corpus too small to split by task: {len(tasks)} task(s) with a known outcome "
             f"({len(usable)} episodes); need at least 3 tasks for train/validation/test")
-    random.Random(seed).shuffle(tasks)
     total = sum(fractions)
     n = len(tasks)
     n_val = max(1, round(n * fractions[1] / total))
@@ -86,13 +84,9 @@ def split_by_task(episodes: Sequence[EpisodeTrace], seed: int = 0,
     n_train = n - n_val - n_test
     if n_train < 1:
         raise PredictorDataError(f"corpus too small to split by task: {n} tasks leave none for training")
-    part_of = {t: 0 for t in tasks[:n_train]}
-    part_of.update({t: 1 for t in tasks[n_train:n_train + n_val]})
-    part_of.update({t: 2 for t in tasks[n_train + n_val:]})
-    parts: list[list[EpisodeTrace]] = [[], [], []]
-    for e in usable:
-        parts[part_of[str(e.task_id)]].append(e)
-    return Split(parts[0], parts[1], parts[2], seed, dropped)
+    parts = group_split([str(e.task_id) for e in usable], [n_val, n_test], seed)
+    train, validation, test = ([usable[i] for i in idx] for idx in parts)
+    return Split(train, validation, test, seed, dropped)
 
 
 def alarm_threshold(normal_max_scores: Sequence[float], false_alarm: float = DEFAULT_FALSE_ALARM) -> float:

@@ -16,9 +16,10 @@ from typing import Any
 
 import duckdb
 
+from agentchaos_otel import attributes as A
 from agentchaos_otel.store.chunks import DEFAULT_CHUNK_SPANS, chunked_store
 from agentchaos_otel.store.db import StoreError, open_store
-from agentchaos_otel.store.model import EpisodeTrace, FaultLabel, StepRecord
+from agentchaos_otel.store.model import EpisodeTrace, FaultLabel, StepRecord, drop_ground_truth
 
 
 def _parse(value: Any, default: Any) -> Any:
@@ -32,23 +33,28 @@ def _parse(value: Any, default: Any) -> Any:
         return default
 
 
-_EPISODE_SQL = ("SELECT trace_id, span_id, task_id, condition, seed, success, attributes, start_ns "
+_EPISODE_SQL = ("SELECT trace_id, span_id, task_id, condition, seed, success, attributes, start_ns, {wanted} "
                 "FROM episodes WHERE TRUE")
 _STEP_SQL = ("SELECT trace_id, step, span_id, kind, name, start_ns, end_ns, status_code, error_type, "
              "attributes, events FROM steps")
 
 
-def _episode_rows(conn: duckdb.DuckDBPyConnection, where: str | None) -> list[tuple[Any, ...]]:
-    sql = _EPISODE_SQL + (f" AND ({where})" if where else "")
+def _episode_rows(conn: duckdb.DuckDBPyConnection, where: str | None,
+                  steps_where: str | None = None) -> list[tuple[Any, ...]]:
+    sql = _EPISODE_SQL.format(wanted=f"COALESCE(({steps_where}), FALSE)" if steps_where else "TRUE")
+    sql += f" AND ({where})" if where else ""
     return conn.execute(sql + " ORDER BY start_ns, trace_id, span_id").fetchall()
 
 
-def _step_tuples(conn: duckdb.DuckDBPyConnection, trace_ids: list[str] | None) -> list[tuple[Any, ...]]:
+def _step_tuples(conn: duckdb.DuckDBPyConnection, trace_ids: list[str] | None,
+                 first_only: bool = False) -> list[tuple[Any, ...]]:
     sql = _STEP_SQL
     params: list[Any] = []
     if trace_ids is not None:  # a hash semi-join; list_contains would scan the list per row
         sql += " WHERE trace_id IN (SELECT unnest(?::VARCHAR[]))"
         params.append(trace_ids)
+    if first_only:
+        sql += " QUALIFY row_number() OVER (PARTITION BY trace_id ORDER BY step, start_ns, span_id) = 1"
     return conn.execute(sql + " ORDER BY trace_id, step, start_ns, span_id", params).fetchall()
 
 
@@ -58,50 +64,66 @@ def _step_record(row: tuple[Any, ...]) -> StepRecord:
                       status or "UNSET", err, _parse(attrs, {}), _parse(events, []))
 
 
-def _step_records(rows: list[tuple[Any, ...]]) -> dict[str, list[StepRecord]]:
-    """Rows of ``steps`` as records per trace; the loop every loaded step goes through."""
+def _step_records(rows: list[tuple[Any, ...]], blind: bool = False) -> dict[str, list[StepRecord]]:
+    """Rows of ``steps`` as records per trace; the loop every loaded step goes through.
+
+    With ``blind``, ground-truth attributes are dropped from the freshly parsed dicts here, so a
+    blind step is built once instead of being built and then copied by ``StepRecord.blind``
+    (which the record still goes through, as a check that finds nothing left to remove).
+    """
     out: dict[str, list[StepRecord]] = defaultdict(list)
     loads = json.loads
     try:  # fast path: JSON columns arrive as text, numbers as ints
         for trace_id, step, span_id, kind, name, start, end, status, err, attrs, events in rows:
             start = start or 0
-            out[trace_id].append(StepRecord(
-                step, span_id, kind, name or "", start, end or start, status or "UNSET", err,
-                {} if attrs is None else loads(attrs), [] if events is None or events == "[]" else loads(events)))
+            a = {} if attrs is None else loads(attrs)
+            ev = [] if events is None or events == "[]" else loads(events)
+            record = StepRecord(step, span_id, kind, name or "", start, end or start, status or "UNSET", err,
+                                drop_ground_truth(a) if blind else a, ev)
+            out[trace_id].append(record.blind() if blind and ev else record)  # events: the full filter
             if type(step) is not int or type(start) is not int:
                 raise TypeError
     except (TypeError, ValueError):  # anything unusual: the careful per-value conversion
         out = defaultdict(list)
         for row in rows:
-            out[row[0]].append(_step_record(row))
+            record = _step_record(row)
+            out[row[0]].append(record.blind() if blind else record)
     return out
 
 
 Fetched = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
-def _fetch(conn: duckdb.DuckDBPyConnection, where: str | None) -> Fetched:
+def _fetch(conn: duckdb.DuckDBPyConnection, where: str | None, steps_where: str | None = None) -> Fetched:
     """The SQL half of a chunk: episode rows and step rows (DuckDB works outside the GIL here)."""
-    eps = _episode_rows(conn, where)
+    eps = _episode_rows(conn, where, steps_where)
     if not eps:
         return eps, []
-    return eps, _step_tuples(conn, sorted({e[0] for e in eps}) if where else None)
+    if steps_where is None:
+        return eps, _step_tuples(conn, sorted({e[0] for e in eps}) if where else None)
+    wanted = {e[0] for e in eps if e[8]}
+    others = {e[0] for e in eps if not e[8]} - wanted
+    return eps, (_step_tuples(conn, sorted(wanted)) if wanted else []) + (
+        _step_tuples(conn, sorted(others), first_only=True) if others else [])
 
 
 def _build(fetched: Fetched, blind: bool) -> list[tuple[tuple[Any, ...], EpisodeTrace]]:
     """The Python half: (sort key, episode) for every episode of the chunk."""
     eps, step_rows = fetched
-    steps = _step_records(step_rows)
+    steps = _step_records(step_rows, blind)
     out = []
-    for trace_id, span_id, task_id, condition, seed, success, attrs, start_ns in eps:
+    for trace_id, span_id, task_id, condition, seed, success, attrs, start_ns, _ in eps:
+        attributes = _parse(attrs, {})
+        if blind:  # the steps are blind already (``_step_records``); the root's attributes here
+            attributes = {k: v for k, v in attributes.items() if not A.is_ground_truth(k)}
         ep = EpisodeTrace(
             trace_id=trace_id, task_id=task_id, steps=tuple(steps.get(trace_id, ())),
             success=success, condition=condition, seed=None if seed is None else int(seed),
-            attributes=_parse(attrs, {}),
+            attributes=attributes,
         )
         # The order of the old whole-store query: ORDER BY start_ns, trace_id, span_id (NULLS LAST).
         key = (start_ns is None, start_ns or 0, trace_id, span_id is None, span_id or "")
-        out.append((key, ep.blind() if blind else ep))
+        out.append((key, ep))
     return out
 
 
@@ -110,17 +132,20 @@ def _error(path: str | os.PathLike[str], exc: duckdb.Error) -> StoreError:
 
 
 def _fetch_chunks(path: str | os.PathLike[str], trace_ids: Sequence[str] | None, where: str | None,
-                  chunk_spans: int, out: queue.Queue[Any], stop: threading.Event) -> None:
+                  steps_where: str | None, chunk_spans: int, out: queue.Queue[Any], stop: threading.Event) -> None:
     """Producer thread: run each chunk's SQL while the consumer builds the previous chunk."""
     try:
         with chunked_store(path) as store:
             try:
+                # One DuckDB thread: the consumer's Python work takes the other core, and a second
+                # DuckDB thread would only contend with it (and spin) for the same CPUs.
+                store.conn.execute("SET threads = 1")
                 store.plan(trace_ids=trace_ids, chunk_spans=chunk_spans)
                 numbers = store.chunks()
                 for number in numbers:
                     if stop.is_set():
                         return
-                    fetched = _fetch(store.load_chunk(number), where)
+                    fetched = _fetch(store.load_chunk(number), where, steps_where)
                     if fetched[0]:
                         out.put(fetched)
             except duckdb.Error as exc:
@@ -135,16 +160,21 @@ _DONE = object()
 
 
 def iter_keyed_chunks(path: str | os.PathLike[str], *, blind: bool, trace_ids: Sequence[str] | None,
-                      where: str | None, chunk_spans: int = DEFAULT_CHUNK_SPANS,
+                      where: str | None, chunk_spans: int = DEFAULT_CHUNK_SPANS, steps_where: str | None = None,
                       ) -> Iterator[list[tuple[tuple[Any, ...], EpisodeTrace]]]:
     """Chunks of (sort key, episode); sorting all pairs by key gives ``load_episodes``'s order.
 
     A producer thread runs the next chunk's SQL while this one is turned into objects, so on a
     machine with a spare core the DuckDB work is hidden behind the Python work.
+
+    ``steps_where`` (an SQL condition over the ``episodes`` view) names the episodes the caller
+    will analyse: the others still come, in their place and with their outcome and attributes,
+    but carry only their first step (enough to tell what they are, e.g. simulated), so a caller
+    that skips successful episodes does not pay for parsing their steps.
     """
     q: queue.Queue[Any] = queue.Queue(maxsize=1)
     stop = threading.Event()
-    worker = threading.Thread(target=_fetch_chunks, args=(path, trace_ids, where, chunk_spans, q, stop),
+    worker = threading.Thread(target=_fetch_chunks, args=(path, trace_ids, where, steps_where, chunk_spans, q, stop),
                               name="agentchaos-episode-loader", daemon=True)
     worker.start()
     try:

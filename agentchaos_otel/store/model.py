@@ -13,6 +13,48 @@ from agentchaos_otel import attributes as A
 
 # Events the injector writes (firings, skipped firings) say where faults were scheduled.
 _GROUND_TRUTH_EVENTS = (A.FAULT_PREFIX, A.EVENT_INJECTOR_SKIP)
+# Key names seen so far, and the ground-truth ones among them. A store uses the same few dozen
+# names on every span, so after its first spans the per-step check is two set comparisons in C
+# (``keys <= known``, ``keys.isdisjoint(hidden)``) instead of a Python call per key. Replaced, never
+# cleared in place, when it grows past the limit (foreign stores can flatten messages into many
+# names), so a reader holding the old pair still sees every name it classified.
+_KEYS_REMEMBERED = 1 << 16
+_seen: tuple[set[str], set[str]] = (set(), set())
+
+
+def ground_truth_keys(attributes: dict[str, Any]) -> list[str] | None:
+    """The ground-truth keys of ``attributes`` (in no particular order); None when a key is not
+    a string, which only the plain per-key filter can judge."""
+    global _seen
+    if not attributes:
+        return []
+    known, hidden = _seen
+    if not attributes.keys() <= known:  # names not seen before
+        if len(known) + len(attributes) > _KEYS_REMEMBERED:
+            known, hidden = set(), set()
+            _seen = (known, hidden)
+        prefixes = A.GROUND_TRUTH_PREFIXES
+        for k in attributes:
+            if k in known:
+                continue
+            if not isinstance(k, str):
+                return None
+            if k.startswith(prefixes):
+                hidden.add(k)
+            known.add(k)  # after ``hidden``: a name is never known before it is classified
+    if attributes.keys().isdisjoint(hidden):
+        return []
+    return list(hidden.intersection(attributes))
+
+
+def drop_ground_truth(attributes: dict[str, Any]) -> dict[str, Any]:
+    """``attributes`` without its ground-truth keys, removed in place (for a dict the caller owns)."""
+    hidden = ground_truth_keys(attributes)
+    if hidden is None:
+        hidden = [k for k in attributes if isinstance(k, str) and A.is_ground_truth(k)]
+    for k in hidden:
+        del attributes[k]
+    return attributes
 
 
 @dataclass(frozen=True)
@@ -38,10 +80,18 @@ class StepRecord:
         return self.attributes.get(key, default)
 
     def blind(self) -> StepRecord:
-        # Runs for every step of every episode a diagnoser or predictor reads: str.startswith
-        # over the prefix tuple inside comprehensions, no per-key Python function calls.
+        # Runs for every step of every episode a diagnoser or predictor reads, so the keys are
+        # scanned in C (one join, one regex search) rather than one Python call per key.
         prefixes = A.GROUND_TRUTH_PREFIXES
-        attrs = {k: v for k, v in self.attributes.items() if not k.startswith(prefixes)}
+        hidden = ground_truth_keys(self.attributes)
+        if hidden is None:  # keys the scan cannot vouch for: the plain filter
+            attrs = {k: v for k, v in self.attributes.items() if not k.startswith(prefixes)}
+        elif hidden:
+            attrs = dict(self.attributes)
+            for k in hidden:
+                del attrs[k]
+        else:
+            attrs = self.attributes
         if len(attrs) == len(self.attributes) and not (self.events and any(
                 str(e.get("name", "")).startswith(_GROUND_TRUTH_EVENTS) for e in self.events)):
             return self  # frozen and already blind: nothing to copy

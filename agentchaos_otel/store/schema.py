@@ -2,8 +2,9 @@
 
 Only raw spans are stored; everything analysis reads (LLM calls, tool calls, steps, episodes,
 ground truth) is a view, so fixing a view fixes every existing file. View SQL is generated from
-the names in `attributes.py` so the store and the span writers cannot drift apart, and GenAI,
-OpenInference and OpenLLMetry names are coalesced here once instead of in every consumer.
+the names in `attributes.py` so the store and the span writers cannot drift apart; GenAI,
+OpenInference and OpenLLMetry names of the same fact are coalesced in the precedence
+``trace/foreign.py`` gives them, the mapping the diagnosers' per-step observations use too.
 
 Whoever traced it, one HTTP attempt is one LLM call (``trace/processors.py`` explains the
 pairing): an LLM or tool span that encloses another span of the same role (directly, or named
@@ -25,6 +26,7 @@ from collections.abc import Callable
 import duckdb
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.trace import foreign
 
 SCHEMA_VERSION = 2
 STORE_APP = "agentchaos-otel"
@@ -123,36 +125,67 @@ def _in(values: tuple[str, ...]) -> str:
     return "(" + ", ".join(f"'{v}'" for v in values) + ")"
 
 
+# Attributes that the views read on every span (role, step, task, wrapper, ground truth). They are
+# taken from one parse of the attribute JSON in ``span_roles`` (a list of paths is one parse,
+# where each json_extract_string would parse the text again) and carried as ``a_*`` columns.
+_SPAN_KEYS: tuple[str, ...] = (
+    A.GEN_AI_OPERATION_NAME, A.OI_SPAN_KIND, A.LLM_REQUEST_TYPE, A.TASK_ID, A.STEP, A.STEP_WRAPPER_SPAN_ID,
+    A.ERROR_TYPE, A.FAULT_INJECTED, A.FAULT_TYPE, A.FAULT_TARGET, A.FAULT_EXPERIMENT, A.FAULT_CHANGED,
+    A.SIMULATED,
+)
+
+
+def _key(key: str) -> str:
+    """The value of one of ``_SPAN_KEYS`` as json_extract_string gives it, from the parsed list."""
+    return f"_a[{_SPAN_KEYS.index(key) + 1}]"
+
+
+def _as_int(value: str) -> str:
+    return f"COALESCE(TRY_CAST({value} AS BIGINT), TRY_CAST(TRY_CAST({value} AS DOUBLE) AS BIGINT))"
+
+
 def _view_sql() -> dict[str, str]:
-    op = _str(A.GEN_AI_OPERATION_NAME)
-    oi_kind = f"upper({_str(A.OI_SPAN_KIND)})"
+    op = _key(A.GEN_AI_OPERATION_NAME)
+    oi_kind = f"upper({_key(A.OI_SPAN_KIND)})"
     role = (
         f"CASE WHEN {op} IN {_in(A.LLM_OPERATIONS)} OR {oi_kind} = '{A.OI_KIND_LLM}' "
-        f"OR {_str(A.LLM_REQUEST_TYPE)} IN {_in(A.LLM_REQUEST_TYPES)} THEN 'llm' "
+        f"OR {_key(A.LLM_REQUEST_TYPE)} IN {_in(A.LLM_REQUEST_TYPES)} THEN 'llm' "
         f"WHEN {op} = '{A.OP_EXECUTE_TOOL}' OR {oi_kind} = '{A.OI_KIND_TOOL}' THEN 'tool' "
         f"WHEN {op} = '{A.OP_INVOKE_AGENT}' OR {oi_kind} = '{A.OI_KIND_AGENT}' THEN 'agent' END"
     )
     exc_type = (f"list_filter(json_extract_string(events, '$[*].attributes.\"{A.EXCEPTION_TYPE}\"'), "
                 f"lambda x: x IS NOT NULL)[1]")
-    error_type = f"COALESCE({_str(A.ERROR_TYPE)}, CASE WHEN status_code = 'ERROR' THEN {exc_type} END)"
+    error_type = f"COALESCE(r.a_error_type, CASE WHEN r.status_code = 'ERROR' THEN {exc_type} END)"
+    paths = ", ".join(_jpath(k) for k in _SPAN_KEYS)
     views: dict[str, str] = {}
 
-    # Every span with its role; the base of all other views.
+    # Every span with its role and the attributes every view reads; the base of all other views.
     views["span_roles"] = f"""
-SELECT s.*, {role} AS role FROM spans s
+SELECT s.* EXCLUDE (_a), {role} AS role,
+       {_key(A.TASK_ID)} AS a_task_id,
+       {_as_int(_key(A.STEP))} AS a_step,
+       {_key(A.STEP_WRAPPER_SPAN_ID)} AS a_wrapper_span_id,
+       {_key(A.ERROR_TYPE)} AS a_error_type,
+       TRY_CAST({_key(A.FAULT_INJECTED)} AS BOOLEAN) AS a_fault_injected,
+       {_key(A.FAULT_TYPE)} AS a_fault_type,
+       {_key(A.FAULT_TARGET)} AS a_fault_target,
+       {_key(A.FAULT_EXPERIMENT)} AS a_fault_experiment,
+       TRY_CAST({_key(A.FAULT_CHANGED)} AS BOOLEAN) AS a_fault_changed,
+       TRY_CAST({_key(A.SIMULATED)} AS BOOLEAN) AS a_simulated
+FROM (SELECT *, json_extract_string(attributes, [{paths}]) AS _a FROM spans) s
 """
 
     # Another instrumentation's span around one of our steps (see the module docstring).
     # Two equi-joins rather than one join on an OR, so DuckDB hashes instead of comparing pairs.
-    views["wrapper_spans"] = f"""
+    views["wrapper_spans"] = """
 SELECT p.trace_id, p.span_id
 FROM span_roles p JOIN span_roles c
   ON c.trace_id = p.trace_id AND c.parent_span_id = p.span_id AND c.role = p.role
 WHERE p.role IN ('llm', 'tool')
 UNION
-SELECT c.trace_id, {_str(A.STEP_WRAPPER_SPAN_ID, col='c.attributes')} AS span_id
+SELECT c.trace_id, c.a_wrapper_span_id AS span_id
 FROM span_roles c
-WHERE c.role IN ('llm', 'tool') AND {_str(A.STEP_WRAPPER_SPAN_ID, col='c.attributes')} IS NOT NULL
+WHERE c.role IN ('llm', 'tool') AND c.a_wrapper_span_id IS NOT NULL
 """
 
     # Spans whose parent is not in the trace.
@@ -164,10 +197,10 @@ WHERE r.parent_span_id IS NULL OR NOT EXISTS (
 
     # Episode roots: agent spans that are trace roots (nested sub-agents are not roots); in a trace
     # without one that has steps, its root span if that is no step itself (zero-code episodes).
-    views["agent_roots"] = f"""
-SELECT r.*, {_str(A.TASK_ID)} AS task_id FROM trace_roots r WHERE r.role = 'agent'
+    views["agent_roots"] = """
+SELECT r.*, r.a_task_id AS task_id FROM trace_roots r WHERE r.role = 'agent'
 UNION ALL
-SELECT r.*, {_str(A.TASK_ID)} AS task_id FROM trace_roots r
+SELECT r.*, r.a_task_id AS task_id FROM trace_roots r
 WHERE r.role IS NULL
   AND NOT EXISTS (SELECT 1 FROM trace_roots a WHERE a.trace_id = r.trace_id AND a.role = 'agent')
   AND EXISTS (SELECT 1 FROM span_roles s WHERE s.trace_id = r.trace_id AND s.role IN ('llm', 'tool'))
@@ -176,19 +209,19 @@ WHERE r.role IS NULL
     # LLM and tool spans with their step number and common columns.
     views["step_spans"] = f"""
 SELECT r.trace_id, r.span_id, r.parent_span_id,
-       COALESCE({_str(A.TASK_ID)}, root.task_id) AS task_id,
-       COALESCE({_int(A.STEP)},
+       COALESCE(r.a_task_id, root.task_id) AS task_id,
+       COALESCE(r.a_step,
                 row_number() OVER (PARTITION BY r.trace_id ORDER BY r.start_ns, r.span_id) - 1) AS step,
        r.role AS kind, r.name, r.start_ns, r.end_ns,
        (r.end_ns - r.start_ns) / 1e6 AS duration_ms,
        r.status_code, r.status_message,
        {error_type} AS error_type,
-       COALESCE({_bool(A.FAULT_INJECTED)}, FALSE) AS fault_injected,
-       {_str(A.FAULT_TYPE)} AS fault_type,
-       {_str(A.FAULT_TARGET)} AS fault_target,
-       {_str(A.FAULT_EXPERIMENT)} AS fault_experiment,
-       {_bool(A.FAULT_CHANGED)} AS fault_changed,
-       {_bool(A.SIMULATED)} AS simulated,
+       COALESCE(r.a_fault_injected, FALSE) AS fault_injected,
+       r.a_fault_type AS fault_type,
+       r.a_fault_target AS fault_target,
+       r.a_fault_experiment AS fault_experiment,
+       r.a_fault_changed AS fault_changed,
+       r.a_simulated AS simulated,
        r.attributes, r.events
 FROM span_roles r
 LEFT JOIN (SELECT trace_id, min(task_id) AS task_id FROM agent_roots GROUP BY trace_id) root
@@ -206,14 +239,14 @@ FROM step_spans
     views["llm_calls"] = f"""
 SELECT trace_id, span_id, parent_span_id, task_id, step, name, start_ns, end_ns, duration_ms,
        status_code, error_type,
-       {_str(A.GEN_AI_PROVIDER_NAME, A.GEN_AI_SYSTEM, A.OI_LLM_PROVIDER, A.OI_LLM_SYSTEM)} AS provider,
-       {_str(A.GEN_AI_REQUEST_MODEL, A.OI_LLM_MODEL_NAME)} AS request_model,
-       {_str(A.GEN_AI_RESPONSE_MODEL, A.OI_LLM_MODEL_NAME)} AS response_model,
+       {_str(*foreign.PROVIDER)} AS provider,
+       {_str(*foreign.REQUEST_MODEL)} AS request_model,
+       {_str(*foreign.RESPONSE_MODEL)} AS response_model,
        {_str(A.GEN_AI_RESPONSE_ID)} AS response_id,
        {_bool(A.GEN_AI_REQUEST_STREAM)} AS stream,
-       {_str_list(A.GEN_AI_RESPONSE_FINISH_REASONS, A.OI_LLM_FINISH_REASON)} AS finish_reasons,
-       {_int(A.GEN_AI_USAGE_INPUT_TOKENS, A.OI_LLM_TOKEN_COUNT_PROMPT)} AS input_tokens,
-       {_int(A.GEN_AI_USAGE_OUTPUT_TOKENS, A.OI_LLM_TOKEN_COUNT_COMPLETION)} AS output_tokens,
+       {_str_list(*foreign.FINISH_REASONS)} AS finish_reasons,
+       {_int(*foreign.INPUT_TOKENS)} AS input_tokens,
+       {_int(*foreign.OUTPUT_TOKENS)} AS output_tokens,
        {_int(A.RESPONSE_CONTENT_LENGTH)} AS content_length,
        {_int(A.RESPONSE_TOOL_CALL_COUNT)} AS tool_call_count,
        {_str(A.RESPONSE_ERROR_MARKER)} AS error_marker,
@@ -227,8 +260,8 @@ FROM step_spans WHERE kind = 'llm'
 
     views["tool_calls"] = f"""
 SELECT trace_id, span_id, parent_span_id, task_id, step,
-       {_str(A.GEN_AI_TOOL_NAME, A.OI_TOOL_NAME)} AS tool_name,
-       {_str(A.GEN_AI_TOOL_CALL_ID, A.OI_TOOL_CALL_ID)} AS tool_call_id,
+       {_str(*foreign.TOOL_NAME)} AS tool_name,
+       {_str(*foreign.TOOL_CALL_ID)} AS tool_call_id,
        start_ns, end_ns, duration_ms, status_code, error_type,
        {_bool(A.TOOL_RESULT_IS_ERROR)} AS result_is_error,
        {_bool(A.TOOL_RESULT_EMPTY)} AS result_empty,
@@ -253,7 +286,7 @@ WITH st AS (
     FROM step_spans GROUP BY trace_id
 )
 SELECT r.trace_id, r.span_id, r.task_id,
-       {_str(A.GEN_AI_AGENT_NAME, A.OI_AGENT_NAME, col='r.attributes')} AS agent_name,
+       {_str(*foreign.AGENT_NAME, col='r.attributes')} AS agent_name,
        {_str(A.CONDITION, col='r.attributes')} AS condition,
        {_int(A.SEED, col='r.attributes')} AS seed,
        {_bool(A.EPISODE_SUCCESS, col='r.attributes')} AS success,
@@ -278,19 +311,19 @@ FROM st WHERE NOT EXISTS (SELECT 1 FROM agent_roots r WHERE r.trace_id = st.trac
 
     views["injected_faults"] = f"""
 SELECT r.trace_id,
-       COALESCE({_str(A.TASK_ID, col='r.attributes')}, st.task_id) AS task_id,
-       COALESCE(st.step, {_int(A.STEP, col='r.attributes')}) AS step,
+       COALESCE(r.a_task_id, st.task_id) AS task_id,
+       COALESCE(st.step, r.a_step) AS step,
        r.span_id, r.name AS span_name,
-       {_str(A.FAULT_TYPE, col='r.attributes')} AS fault_type,
-       {_str(A.FAULT_TARGET, col='r.attributes')} AS target,
-       {_str(A.FAULT_EXPERIMENT, col='r.attributes')} AS experiment,
+       r.a_fault_type AS fault_type,
+       r.a_fault_target AS target,
+       r.a_fault_experiment AS experiment,
        {_str(A.FAULT_STRATEGY, col='r.attributes')} AS strategy,
-       {_bool(A.FAULT_CHANGED, col='r.attributes')} AS changed,
+       r.a_fault_changed AS changed,
        {_str(A.FAULT_DIGEST_BEFORE, col='r.attributes')} AS digest_before,
        {_str(A.FAULT_DIGEST_AFTER, col='r.attributes')} AS digest_after
 FROM span_roles r
 LEFT JOIN step_spans st ON st.trace_id = r.trace_id AND st.span_id = r.span_id
-WHERE {_bool(A.FAULT_INJECTED, col='r.attributes')}
+WHERE r.a_fault_injected
   AND NOT EXISTS (SELECT 1 FROM wrapper_spans w WHERE w.trace_id = r.trace_id AND w.span_id = r.span_id)
 """
     return views
