@@ -24,12 +24,13 @@ TARGET_SPEEDUP = 1.5
 
 
 def _campaign(db: Path, tasks: int, conditions: list[str], workers: int) -> tuple[dict[str, float], dict[str, int]]:
-    from agentchaos_otel.campaign.cli import AgentOptions, model_endpoint, reference_agent
+    from agentchaos_otel.campaign.agents import AgentOptions, load_agent
+    from agentchaos_otel.campaign.cli import model_endpoint
     from agentchaos_otel.campaign.ray_executor import WorkerSpec, run_campaign_ray
     from agentchaos_otel.campaign.runner import CampaignConfig
 
     options = AgentOptions()
-    setup = reference_agent(str(tasks), 0, conditions, options)
+    setup = load_agent("reference")(str(tasks), 0, conditions, options)
     with model_endpoint(setup.policy, None, None, "OPENAI_API_KEY", 0) as (url, model, _key, sim):
         config = CampaignConfig(agent=setup.name, tasks=setup.task_ids, conditions=conditions, seeds=[0],
                                 workers=1, db=db, simulated=sim)
