@@ -226,3 +226,46 @@ def test_concurrent_exports_restore_the_interval_once(tmp_path: Path) -> None:
     for e in exps:
         e.shutdown()
     assert sys.getswitchinterval() == before
+
+
+def _otlp_json(texts: list[str]) -> bytes:
+    """One OTLP/JSON request whose spans carry ``texts`` in every place a credential could be."""
+    spans = [{
+        "traceId": f"{i + 1:032x}", "spanId": f"{i + 1:016x}", "name": t, "kind": 3,
+        "startTimeUnixNano": "1", "endTimeUnixNano": "2", "status": {"code": 2, "message": t},
+        "attributes": [{"key": "k", "value": {"stringValue": t}},
+                       {"key": "url.full", "value": {"stringValue": f"https://h.example/p?{t}"}}],
+        "events": [{"name": "exception", "timeUnixNano": "1",
+                    "attributes": [{"key": "exception.message", "value": {"stringValue": t}}]}],
+    } for i, t in enumerate(texts)]
+    doc = {"resourceSpans": [{"resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "s"}},
+                                                           {"key": "k", "value": {"stringValue": texts[0]}}]},
+                              "scopeSpans": [{"scope": {"name": "x"}, "spans": spans}]}]}
+    return json.dumps(doc).encode()
+
+
+@settings(max_examples=_EXAMPLES * 2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(_STRINGS, min_size=1, max_size=6), remembered=st.booleans())
+@example(texts=["Bearer abcdefghij0123456789", "plain"], remembered=False)
+def test_received_rows_are_redacted_as_redact_row_alone_would(texts: list[str], remembered: bool) -> None:
+    """The receiver redacts only the rows the gate flags; every row must come out as redact_row leaves it."""
+    from agentchaos_otel.store import otlp_receiver
+
+    redact.forget_all()
+    if remembered:
+        redact.remember("abcdefghij0123456789")
+    body = _otlp_json(texts)
+    gated = otlp_receiver.parse_json(body, exported_ns=5).rows
+    with pytest.MonkeyPatch.context() as m:  # the gate open: every row through redact_row
+        m.setattr(redact, "candidates", lambda values: list(range(len(values))))
+        every = otlp_receiver.parse_json(body, exported_ns=5).rows
+    assert gated == every
+
+
+def test_a_received_bearer_token_is_gone_from_every_column() -> None:
+    from agentchaos_otel.store import otlp_receiver
+
+    rows = otlp_receiver.parse_json(_otlp_json(["Bearer abcdefghij0123456789", "plain"])).rows
+    assert len(rows) == 2
+    assert not any("abcdefghij0123456789" in str(v) for r in rows for v in r.values())
+    assert rows[1]["name"] == "plain"
