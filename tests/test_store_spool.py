@@ -205,3 +205,41 @@ def test_concurrent_appends_and_claims_lose_nothing(tmp_path: Path) -> None:
     got = sorted((int(r["w"]), int(r["i"])) for r in claimed)  # type: ignore[call-overload]
     assert got == [(w, i) for w in range(n_writers) for i in range(per_writer)]
     assert not spool_path(db).exists()
+
+
+def _spool_rows(n: int, tag: str) -> list[dict[str, object]]:
+    return [{"trace_id": f"{i:032x}", "span_id": f"{i:016x}", "name": f"{tag} {i} \ud800 é",
+             "start_ns": i, "attributes": '{"k":"v"}'} for i in range(n)]
+
+
+def test_claiming_what_only_this_spool_wrote_equals_reading_the_file(tmp_path: Path) -> None:
+    ours = Spool(tmp_path / "t.duckdb")
+    ours.append(_spool_rows(3, "a"))
+    ours.append(_spool_rows(2, "b"))
+    on_disk = [json.loads(line) for line in spool_path(tmp_path / "t.duckdb").read_text().splitlines()]
+    with ours.claim() as rows:  # served from memory
+        assert rows == on_disk and len(rows) == 5
+    assert not ours.exists()
+    ours.append(_spool_rows(1, "c"))
+    with Spool(tmp_path / "t.duckdb").claim() as rows:  # another object decodes the file; then ours must too
+        assert rows == _spool_rows(1, "c")
+    ours.append(_spool_rows(4, "d"))
+    with ours.claim() as rows:
+        assert rows == _spool_rows(4, "d")
+
+
+def test_lines_another_writer_added_are_never_missed(tmp_path: Path) -> None:
+    ours, other = Spool(tmp_path / "t.duckdb"), Spool(tmp_path / "t.duckdb")
+    ours.append(_spool_rows(2, "a"))
+    other.append(_spool_rows(1, "x"))
+    ours.append(_spool_rows(1, "b"))
+    with ours.claim() as rows:
+        names = [r["name"].split()[0] for r in rows]
+    assert names == ["a", "a", "x", "b"]
+
+
+def test_a_line_separator_inside_a_value_does_not_split_a_spooled_row(tmp_path: Path) -> None:
+    row = {"trace_id": "a" * 32, "span_id": "b" * 16, "name": "x\u2028y\x85z\x1c", "start_ns": 1}
+    Spool(tmp_path / "t.duckdb").append([row])
+    with Spool(tmp_path / "t.duckdb").claim() as rows:  # read from the file
+        assert rows == [row]

@@ -77,7 +77,7 @@ def is_secret_key(key: str) -> bool:
 
 
 # Attribute keys repeat across spans, so the check runs once per distinct key (bounded).
-_secret_key_memo = functools.lru_cache(maxsize=8192)(is_secret_key)
+secret_key_memo = functools.lru_cache(maxsize=8192)(is_secret_key)
 
 
 def json_value(value: Any) -> Any:
@@ -89,7 +89,7 @@ def json_value(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("utf-8", "replace")
     if isinstance(value, Mapping):
-        return {str(k): json_value(v) for k, v in value.items() if not _secret_key_memo(str(k))}
+        return {str(k): json_value(v) for k, v in value.items() if not secret_key_memo(str(k))}
     if isinstance(value, (list, tuple)):
         return [json_value(v) for v in value]
     return str(value)
@@ -98,7 +98,7 @@ def json_value(value: Any) -> Any:
 def clean_attributes(attrs: Mapping[str, Any] | None) -> dict[str, Any]:
     if not attrs:
         return {}
-    return {str(k): json_value(v) for k, v in attrs.items() if not _secret_key_memo(str(k))}
+    return {str(k): json_value(v) for k, v in attrs.items() if not secret_key_memo(str(k))}
 
 
 def dumps(value: Any) -> str:
@@ -140,7 +140,7 @@ _secret_keysets: dict[tuple[Any, ...], bool] = {}
 
 
 def _remember_keyset(keys: tuple[Any, ...]) -> bool:
-    secret = any(_secret_key_memo(str(k)) for k in keys)
+    secret = any(secret_key_memo(str(k)) for k in keys)
     if len(_secret_keysets) >= 4096:
         _secret_keysets.clear()
     _secret_keysets[keys] = secret
@@ -164,7 +164,7 @@ def attributes_json(attrs: Mapping[str, Any] | None) -> str:
             secret = _secret_keysets.get(keys)
             if secret is None:
                 secret = _remember_keyset(keys)
-            return _encode({k: v for k, v in plain.items() if not _secret_key_memo(k)} if secret else plain)
+            return _encode({k: v for k, v in plain.items() if not secret_key_memo(k)} if secret else plain)
         except (TypeError, ValueError, AttributeError):
             return dumps(clean_attributes(plain))
     plain = _plain_dict(attrs)
@@ -181,7 +181,7 @@ def attributes_json(attrs: Mapping[str, Any] | None) -> str:
         if secret is None:
             secret = _remember_keyset(keys)
         if secret:
-            plain = {k: v for k, v in plain.items() if not _secret_key_memo(k)}
+            plain = {k: v for k, v in plain.items() if not secret_key_memo(k)}
         return _encode(plain)
     except (TypeError, ValueError, AttributeError):  # NaN/inf, non-string keys: general path
         return dumps(clean_attributes(plain))
