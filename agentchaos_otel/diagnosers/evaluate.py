@@ -22,7 +22,7 @@ import numpy as np
 from agentchaos_otel.diagnosers.base import CONFIDENCE_MIN, Diagnoser, Diagnosis, abstain, diagnose_episodes
 from agentchaos_otel.diagnosers.published import PUBLISHED, TRUNCATION_FOUND
 from agentchaos_otel.diagnosers.taxonomy import NONE_FOUND
-from agentchaos_otel.stats import resampled_means
+from agentchaos_otel.stats import percentile_interval, resampled_means
 from agentchaos_otel.store.model import EpisodeTrace, FaultLabel
 
 
@@ -95,8 +95,8 @@ def _bootstrap(flags: Sequence[tuple[bool, bool, bool]], n_boot: int, seed: int)
     if n_boot <= 0:
         return [Interval(float(p), float(p), float(p)) for p in point]
     means = resampled_means(arr, np.random.default_rng(seed), n_boot, rows=250)
-    lo, hi = np.percentile(means, [2.5, 97.5], axis=0)
-    return [Interval(float(point[i]), float(lo[i]), float(hi[i])) for i in range(3)]
+    bounds = [percentile_interval(means[:, i]) for i in range(3)]
+    return [Interval(float(point[i]), float(lo), float(hi)) for i, (lo, hi) in enumerate(bounds)]
 
 
 def score(method: str, truths: Mapping[str, FaultLabel], diagnoses: Sequence[Diagnosis], *,

@@ -32,7 +32,7 @@ from agentchaos_otel.predictors.model import (
     split_by_task,
     train,
 )
-from agentchaos_otel.stats import auroc, roc_curve
+from agentchaos_otel.stats import auroc, percentile_interval, resample_indices, roc_curve
 from agentchaos_otel.store.model import EpisodeTrace
 
 DEFAULT_BOOTSTRAP = 2000
@@ -122,9 +122,9 @@ def bootstrap_intervals(scored: Sequence[ScoredEpisode], threshold: float, n_boo
     lead = np.asarray([-1 if (v := e.lead_steps(threshold)) is None else v for e in scored])
     samples: dict[str, list[float]] = {k: [] for k in keys}
     rng = np.random.default_rng(seed)
-    n = len(scored)
-    for _ in range(n_boot):  # one draw per resample: AUROC and medians are not batched means
-        idx = rng.integers(0, n, n)
+    # One resample per block: AUROC and medians are not batched means.
+    for block in resample_indices(len(scored), n_boot, rng, rows=1):
+        idx = block[0]
         yb, sb, ab, lb = y[idx], s[idx], alarm[idx], lead[idx]
         area = auroc(yb, sb)
         if area is not None:
@@ -137,9 +137,11 @@ def bootstrap_intervals(scored: Sequence[ScoredEpisode], threshold: float, n_boo
                 samples["median_lead_steps"].append(float(np.median(hits)))
         if (~pos).any():
             samples["false_alarm"].append(float(ab[~pos].mean()))
-    lo, hi = (1 - level) / 2 * 100, (1 + level) / 2 * 100
-    return {k: (float(np.percentile(v, lo)), float(np.percentile(v, hi))) if len(v) >= 10 else None
-            for k, v in samples.items()}
+    out: dict[str, tuple[float, float] | None] = dict.fromkeys(keys)
+    for k, v in samples.items():
+        lo, hi = percentile_interval(np.asarray(v), level) if len(v) >= 10 else (None, None)
+        out[k] = (lo, hi) if lo is not None and hi is not None else None
+    return out
 
 
 @dataclass
