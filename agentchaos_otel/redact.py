@@ -373,12 +373,18 @@ def redact_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str] = ROW_COL
     nothing needs redacting (the usual case), instead of every rule on every text.
     """
     rows = list(rows)
-    n = len(rows)
-    if n:
-        texts = [r.get(c) for c in columns for r in rows]
-        for i in sorted({i % n for i in candidates(texts)}):
-            redact_row(rows[i], columns)
+    for i in flagged_rows([r.get(c) for c in columns for r in rows], len(rows)):
+        redact_row(rows[i], columns)
     return rows
+
+
+def flagged_rows(texts: Any, n: int) -> list[int]:
+    """Rows (in order) ``redact_row`` might change, from their texts laid out column after column.
+
+    ``texts`` holds ``n`` rows' values of one column, then of the next (a list or an Arrow
+    array), so text ``j`` belongs to row ``j % n``.
+    """
+    return sorted({i % n for i in candidates(texts)}) if n else []
 
 
 # --- batch gate ------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ memory, a row the database refuses, a failure that sends the batch to the spool.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentchaos_otel import redact
@@ -27,11 +27,11 @@ from agentchaos_otel.store import schema
 from agentchaos_otel.store.repair import INT64_MAX, INT64_MIN, repair_row
 
 COLUMNS = schema.SPAN_COLUMNS
-INT_COLUMNS = ("start_ns", "end_ns", "exported_ns")
+INT_COLUMNS = schema.SPAN_INT_COLUMNS
 _STR_COLUMNS = tuple(c for c in COLUMNS if c not in INT_COLUMNS)
-# Where a credential could be: the columns ``redact.redact_row`` looks at (the resource JSON is
-# redacted once per resource when it is cached, so it is not scanned per span).
-_REDACTED_COLUMNS = ("name", "status_message", "attributes", "events")
+# Where a credential could be: the columns ``redact.redact_row`` looks at but the resource, whose
+# JSON is redacted once per resource (exporter and receiver cache it), so not scanned per span.
+PER_SPAN_REDACTED = tuple(c for c in redact.ROW_COLUMNS if c != "resource")
 
 _arrow_schema: Any = None
 
@@ -53,6 +53,11 @@ class SpanBatch:
     def __init__(self, columns: dict[str, list[Any]]) -> None:
         self.columns = columns
         self._table: Any = None
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> SpanBatch:
+        """A batch of rows in `spans` layout (a missing column is null)."""
+        return cls({c: [r.get(c) for r in rows] for c in COLUMNS})
 
     def __len__(self) -> int:
         return len(self.columns["trace_id"])
@@ -76,13 +81,13 @@ class SpanBatch:
         if table is not None:  # one scan over the columns end to end: row i is at i, n + i, 2n + i...
             import pyarrow as pa
 
-            texts: Any = pa.concat_arrays([table.column(c).combine_chunks() for c in _REDACTED_COLUMNS])
+            texts: Any = pa.concat_arrays([table.column(c).combine_chunks() for c in PER_SPAN_REDACTED])
         else:
-            texts = [v for c in _REDACTED_COLUMNS for v in self.columns[c]]
-        flagged = {i % n for i in redact.candidates(texts)}
+            texts = [v for c in PER_SPAN_REDACTED for v in self.columns[c]]
+        flagged = redact.flagged_rows(texts, n)
         if not flagged:
             return 0
-        for i in sorted(flagged):
+        for i in flagged:
             self._put(i, redact.redact_row(self.row(i)))
         self._table = None
         return len(flagged)

@@ -26,6 +26,7 @@ import duckdb
 import numpy as np
 
 from agentchaos_otel.store import schema
+from agentchaos_otel.store.columns import SpanBatch
 
 DB_ENV = "AGENTCHAOS_DB"
 DEFAULT_DB = "traces.duckdb"
@@ -283,7 +284,6 @@ def _rowwise(conn: duckdb.DuckDBPyConnection, sql_template: str, cols: Sequence[
         conn.execute(sql_template.format(rel=sub), list(r))
 
 
-_SPAN_INT_COLUMNS = frozenset({"start_ns", "end_ns", "exported_ns"})
 _SPAN_COLS_SQL = ", ".join(schema.SPAN_COLUMNS)
 _SPAN_INSERT = f"INSERT INTO spans ({_SPAN_COLS_SQL}) SELECT {_SPAN_COLS_SQL} FROM {{rel}}"
 _SPAN_INSERT_NEW_ONLY = _SPAN_INSERT + " ON CONFLICT DO NOTHING"
@@ -300,7 +300,6 @@ def _is_duplicate_key(exc: duckdb.Error) -> bool:
     return "Duplicate key" in text or "violates primary key" in text
 
 
-ARROW_CHUNK = 32
 GIL_SLICE_S = 0.0001
 
 
@@ -355,29 +354,6 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=short_switches.reset_after_fork)
 
 
-def _span_arrow_table(rows: Sequence[dict[str, Any]]) -> Any:
-    """Rows in `spans` layout as one Arrow table, or None when a value does not fit its column."""
-    try:
-        import pyarrow as pa  # imported on first write: readers never pay for it
-    except ImportError:  # a declared dependency, but a missing one must not stop writes
-        return None
-
-    global _span_arrow_schema
-    if _span_arrow_schema is None:
-        _span_arrow_schema = pa.schema([(c, pa.int64() if c in _SPAN_INT_COLUMNS else pa.string())
-                                        for c in schema.SPAN_COLUMNS])
-    parts = []
-    try:
-        for i in range(0, len(rows), ARROW_CHUNK):
-            parts.append(pa.Table.from_pylist(rows[i:i + ARROW_CHUNK], schema=_span_arrow_schema))
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        return None
-    return parts[0] if len(parts) == 1 else pa.concat_tables(parts)
-
-
-_span_arrow_schema: Any = None
-
-
 def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, Any]], *,
                      in_transaction: bool = False) -> None:
     """Insert `spans` rows (unique keys) in one statement; keys already stored are left as they are.
@@ -392,7 +368,7 @@ def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, A
     """
     if not rows:
         return
-    table = _span_arrow_table(rows)
+    table = SpanBatch.from_rows(rows).arrow()
     if table is None:
         bulk_execute(conn, _SPAN_INSERT_NEW_ONLY, schema.SPAN_COLUMNS,
                      [[r.get(c) for c in schema.SPAN_COLUMNS] for r in rows])

@@ -360,11 +360,6 @@ def spans_to_batch(spans: Sequence[ReadableSpan], exported_ns: int | None = None
     return batch
 
 
-def spans_to_rows(spans: Sequence[ReadableSpan], exported_ns: int | None = None) -> list[dict[str, Any]]:
-    """`span_to_row` of every span (built as one batch; see `spans_to_batch`)."""
-    return spans_to_batch(spans, exported_ns).rows()
-
-
 def insert_rows(conn: duckdb.DuckDBPyConnection, rows: SpanBatch | Sequence[Mapping[str, Any]], *,
                 in_transaction: bool = False) -> None:
     """Insert span rows in one statement; spans already stored are left as they are."""

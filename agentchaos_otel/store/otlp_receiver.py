@@ -38,6 +38,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from agentchaos_otel import attributes as A
 from agentchaos_otel import redact
 from agentchaos_otel.codecs import TooLarge, UnsupportedEncoding, bounded_decompress
+from agentchaos_otel.store.columns import PER_SPAN_REDACTED
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, clean_attributes, events_json, secret_key_memo
 from agentchaos_otel.store.ingest import IngestQueue, QueueFull
 
@@ -305,13 +306,9 @@ def _row(*, trace_id: str, span_id: str, parent: str | None, name: str, kind: in
     }
 
 
-# Every column of a row ``_row`` built but the resource, which is redacted once when encoded.
-_SCANNED = tuple(c for c in redact.ROW_COLUMNS if c != "resource")
-
-
 def _redacted(out: ParsedRequest) -> ParsedRequest:
     """Every received or imported OTLP span passes here: the one place their credentials go."""
-    redact.redact_rows(out.rows, _SCANNED)
+    redact.redact_rows(out.rows, PER_SPAN_REDACTED)
     return out
 
 

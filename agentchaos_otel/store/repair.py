@@ -24,7 +24,7 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 REPLACEMENT = "\ufffd"
 
-_INT_COLUMNS = ("start_ns", "end_ns", "exported_ns")
+_INT_COLUMNS = schema.SPAN_INT_COLUMNS
 _JSON_COLUMNS = ("attributes", "resource", "events")
 _TEXT_COLUMNS = tuple(c for c in schema.SPAN_COLUMNS if c not in _INT_COLUMNS + _JSON_COLUMNS)
 

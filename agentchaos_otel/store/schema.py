@@ -36,6 +36,7 @@ SPAN_COLUMNS: tuple[str, ...] = (
     "trace_id", "span_id", "parent_span_id", "name", "kind", "start_ns", "end_ns", "status_code",
     "status_message", "service_name", "scope_name", "attributes", "resource", "events", "exported_ns",
 )
+SPAN_INT_COLUMNS: tuple[str, ...] = ("start_ns", "end_ns", "exported_ns")  # BIGINT; the rest is text
 
 SPANS_DDL = """
 CREATE TABLE IF NOT EXISTS spans (
