@@ -20,7 +20,8 @@ Batches of 512 are the SDK BatchSpanProcessor's default.
 The second figure is the latency the agent sees while the exporter works: an agent-like loop
 (wait 200 us with the GIL released, as on a network read, then create and end one span), timed
 around both, while another thread calls `export` back to back (what the processor's worker does
-in a flood), against the same loop with no export running (measured before and after). The
+in a flood, every span a new one), against the same loop with no export running (measured
+before and after). The
 two threads share the GIL, so an exporter that holds it for long shows up in the p99. They also
 share the machine's cores: a last row compares the exporter's p99 with the same loop beside a
 thread that keeps a core busy without the GIL, which separates the two causes.
@@ -196,14 +197,18 @@ class _Flood:
         self.inner, self.spans, self.batch = inner, spans, batch
         self.stop = threading.Event()
         self.exported = 0
+        self.passes = 0
 
     def run(self) -> None:
         i = 0
         while not self.stop.is_set():
             chunk = self.spans[i:i + self.batch]
-            self.inner.export(chunk)  # re-exports after the first pass: dedup keeps the file small
+            self.inner.export(chunk)
             self.exported += len(chunk)
-            i = (i + self.batch) % len(self.spans)
+            i += self.batch
+            if i >= len(self.spans):  # only re-exports from here on (the dedup path): counted
+                i = 0
+                self.passes += 1
 
 
 def _agent_loop(n: int) -> list[float]:
@@ -243,7 +248,7 @@ def latency(n_calls: int, n_flood: int, batch: int, workdir: Path) -> dict[str, 
     shared machine the agent's thread can wait for a core, not only for the GIL). The exporter's
     figure above that floor is what the GIL and the exporter's own scheduling add.
     """
-    flood_spans = build_spans(n_flood, seed=11)
+    flood_spans = build_spans(n_flood, seed=11)  # enough new spans for the whole loop: see flood_passes
     quiet = _agent_loop(n_calls)
     exp = DuckDBSpanExporter(workdir / "latency.duckdb")
     flood = _Flood(exp, flood_spans, batch)
@@ -266,7 +271,8 @@ def latency(n_calls: int, n_flood: int, batch: int, workdir: Path) -> dict[str, 
     return {"quiet_p50_us": _pct(quiet, 0.5) * 1e6, "quiet_p99_us": _pct(quiet, 0.99) * 1e6,
             "busy_p50_us": _pct(busy, 0.5) * 1e6, "busy_p99_us": _pct(busy, 0.99) * 1e6,
             "cpu_p99_us": _pct(cpu, 0.99) * 1e6,
-            "flood_spans": float(flood.exported), "busy_mean_us": statistics.fmean(busy) * 1e6}
+            "flood_spans": float(flood.exported), "flood_passes": float(flood.passes),
+            "busy_mean_us": statistics.fmean(busy) * 1e6}
 
 
 def run(quick: bool = False, *, n_spans: int | None = None, batch: int = 512,
@@ -277,7 +283,8 @@ def run(quick: bool = False, *, n_spans: int | None = None, batch: int = 512,
     n_calls = 1000 if quick else 4000
     with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
         tput = throughput(n_spans, batch, rounds, Path(tmp))
-        lat = latency(n_calls, 4096, batch, Path(tmp))
+        # new spans all along (a pass over them takes longer than the loop), not re-exports
+        lat = latency(n_calls, 16384 if quick else 131072, batch, Path(tmp))
     ratio = tput["duckdb_spans_per_s"] / tput["jsonl_spans_per_s"]
     p50_ratio = lat["busy_p50_us"] / lat["quiet_p50_us"]
     p99_ratio = lat["busy_p99_us"] / lat["quiet_p99_us"]
@@ -297,7 +304,8 @@ def run(quick: bool = False, *, n_spans: int | None = None, batch: int = 512,
          "baseline": "same loop, no exporter running", "baseline_value": round(lat["quiet_p50_us"], 1),
          "ratio": round(p50_ratio, 2), "target": f"<= {TARGET_LATENCY_RATIO:g}x",
          "holds": p50_ratio <= TARGET_LATENCY_RATIO},
-        {"figure": "span creation p99 while exporting", "value": round(lat["busy_p99_us"], 1), "unit": "us",
+        {"figure": "span creation p99 while exporting" + (" (flood re-exported spans)" if lat["flood_passes"] else ""),
+         "value": round(lat["busy_p99_us"], 1), "unit": "us",
          "baseline": "same loop, no exporter running", "baseline_value": round(lat["quiet_p99_us"], 1),
          "ratio": round(p99_ratio, 2), "target": f"<= {TARGET_LATENCY_RATIO:g}x",
          "holds": p99_ratio <= TARGET_LATENCY_RATIO},

@@ -105,3 +105,20 @@ def test_spool_append_never_fails_on_encoding(tmp_path: Path) -> None:
     Spool(db).append([row])  # before: UnicodeEncodeError, and the batch was lost
     DuckDBSpanExporter(db).drain_spool()
     assert [r[1] for r in rows_of(db)] == ["n\ufffd"]
+
+
+def test_spooled_rows_are_repaired_as_a_batch_on_load(tmp_path: Path) -> None:
+    """Hand-written spool lines: an escaped lone surrogate in the JSON, a time beyond BIGINT."""
+    db = tmp_path / "t.duckdb"
+    good, escaped, huge = (span_to_row(s) for s in episode_spans("a", 3)[:3])
+    escaped["attributes"] = '{"text":"cut \\ud83d"}'
+    huge["end_ns"] = INT64_MAX + 5
+    Spool(db).append([good, escaped, huge])
+    assert DuckDBSpanExporter(db).drain_spool()
+    stored = {r[0]: r for r in rows_of(db)}
+    assert len(stored) == 3
+    attrs = json.loads(stored[escaped["span_id"]][2])
+    assert attrs["text"] == "cut \ufffd" and attrs[A.STORE_REPAIRED] == ["attributes"]
+    assert A.STORE_REPAIRED not in json.loads(stored[good["span_id"]][2])
+    with open_store(db) as conn:
+        assert conn.execute("SELECT end_ns FROM spans WHERE span_id = ?", [huge["span_id"]]).fetchone()[0] == INT64_MAX

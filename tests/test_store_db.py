@@ -50,6 +50,8 @@ def test_new_store_layout(tmp_path: Path) -> None:
         names = {r[0] for r in conn.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         (v, digest) = conn.execute("SELECT version, views_digest FROM schema_version").fetchone()
     assert {"spans", "schema_version", *schema.PUBLIC_VIEWS} <= names
+    with open_store(db) as conn:
+        assert [r[0] for r in conn.execute("DESCRIBE spans").fetchall()] == list(schema.SPAN_COLUMNS)
     assert v == schema.SCHEMA_VERSION and digest == schema.views_digest()
 
 
@@ -64,6 +66,7 @@ def test_writer_migrates_v1(tmp_path: Path) -> None:
         old = conn.execute("SELECT exported_ns FROM spans WHERE start_ns = 1").fetchone()
         n_llm = conn.execute("SELECT count(*) FROM llm_calls").fetchone()[0]
     assert "exported_ns" in cols and old == (None,)  # old rows kept, new column empty
+    assert cols == list(schema.SPAN_COLUMNS)  # the exporter's positional insert relies on this order
     assert n_llm == 2
 
 

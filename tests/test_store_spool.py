@@ -13,12 +13,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExportResult
 
 from agentchaos_otel.store.db import StoreError, connect, open_store
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, span_to_row
-from agentchaos_otel.store.spool import Spool, spool_path
+from agentchaos_otel.store.spool import Spool, spool_line, spool_path
 from tests.test_store_support import Step, emit_episode, finished, provider
 
 EXPORTER_LOGGER = "agentchaos_otel.store.exporter"
@@ -243,3 +245,23 @@ def test_a_line_separator_inside_a_value_does_not_split_a_spooled_row(tmp_path: 
     Spool(tmp_path / "t.duckdb").append([row])
     with Spool(tmp_path / "t.duckdb").claim() as rows:  # read from the file
         assert rows == [row]
+
+
+_plain = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text() | st.binary(),
+                      lambda inner: (st.lists(inner, max_size=3)
+                                     | st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+                      max_leaves=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(max_size=8), _plain, max_size=6))
+def test_spool_lines_are_what_the_json_module_writes(row: dict) -> None:
+    """The spool's prebuilt C encoders give json.JSONEncoder's text (non-finite floats, bytes, lone
+    surrogates included), and a line that UTF-8 cannot carry falls back to the escaped form."""
+    utf8 = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode(row)
+    try:
+        utf8.encode("utf-8")
+        expected = utf8 + "\n"
+    except UnicodeEncodeError:
+        expected = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str).encode(row) + "\n"
+    assert spool_line(row) == expected

@@ -9,8 +9,10 @@ from dicts. Here each of those is one operation per column:
   redaction rule could act on; only the rows it names go through ``redact.redact_row`` (the same
   function as for a single span), so the rules stay in one place and a row is redacted exactly
   as ``span_to_row`` redacts it;
-- repair: a column whose joined text is ASCII without a ``\\u`` escape needs none (nearly all);
-  otherwise only rows that are not plain ASCII go through ``repair.repair_row``;
+- repair: when the Arrow table could be built, no string holds a lone surrogate and no integer
+  is outside BIGINT (Arrow refuses both), so only an escaped surrogate in the JSON columns is
+  left to find, by one RE2 scan; without a table, a column whose joined text is ASCII without a
+  ``\\u`` escape needs none (nearly all). Only the rows found go through ``repair.repair_row``;
 - insert: one Arrow table built from the column lists in C.
 
 Rows (dicts) are made only when a batch leaves the fast path: a spool to merge, rows held in
@@ -24,7 +26,7 @@ from typing import Any
 
 from agentchaos_otel import redact
 from agentchaos_otel.store import schema
-from agentchaos_otel.store.repair import INT64_MAX, INT64_MIN, repair_row
+from agentchaos_otel.store.repair import ESCAPED_SURROGATE_RE2, INT64_MAX, INT64_MIN, JSON_COLUMNS, repair_row
 
 COLUMNS = schema.SPAN_COLUMNS
 INT_COLUMNS = schema.SPAN_INT_COLUMNS
@@ -58,6 +60,14 @@ class SpanBatch:
     def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> SpanBatch:
         """A batch of rows in `spans` layout (a missing column is null)."""
         return cls({c: [r.get(c) for r in rows] for c in COLUMNS})
+
+    @classmethod
+    def concat(cls, parts: Sequence[SpanBatch | Sequence[Mapping[str, Any]]]) -> SpanBatch:
+        """One batch of the rows of several batches or row lists, in order."""
+        batches = [p if isinstance(p, SpanBatch) else cls.from_rows(p) for p in parts if len(p)]
+        if len(batches) == 1:
+            return batches[0]
+        return cls({c: [v for b in batches for v in b.columns[c]] for c in COLUMNS})
 
     def __len__(self) -> int:
         return len(self.columns["trace_id"])
@@ -94,6 +104,33 @@ class SpanBatch:
 
     def repair(self) -> int:
         """Run ``repair_row`` on every row that could need it; returns how many rows changed."""
+        table = self.arrow()
+        suspects = self._suspects_python() if table is None else self._suspects_arrow(table)
+        if not suspects:
+            return 0
+        changed = 0
+        for i in sorted(suspects):
+            row = self.row(i)
+            fixed = repair_row(row)
+            if fixed is not row:
+                self._put(i, fixed)
+                changed += 1
+        if changed:
+            self._table = None
+        return changed
+
+    def _suspects_arrow(self, table: Any) -> set[int]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        n = len(self)
+        texts = pa.concat_arrays([table.column(c).combine_chunks() for c in JSON_COLUMNS])
+        mask = pc.match_substring_regex(texts, ESCAPED_SURROGATE_RE2)
+        if not pc.any(mask).as_py():
+            return set()
+        return {i % n for i in pc.indices_nonzero(pc.fill_null(mask, False)).to_pylist()}
+
+    def _suspects_python(self) -> set[int]:
         suspects: set[int] = set()
         for c in _STR_COLUMNS:
             col = self.columns[c]
@@ -112,18 +149,7 @@ class SpanBatch:
             if ints and INT64_MIN <= min(ints) and max(ints) <= INT64_MAX:
                 continue
             suspects.update(i for i, v in enumerate(col) if v.__class__ is int and not INT64_MIN <= v <= INT64_MAX)
-        if not suspects:
-            return 0
-        changed = 0
-        for i in sorted(suspects):
-            row = self.row(i)
-            fixed = repair_row(row)
-            if fixed is not row:
-                self._put(i, fixed)
-                changed += 1
-        if changed:
-            self._table = None
-        return changed
+        return suspects
 
     def unique_keys(self) -> bool:
         """Whether no (trace_id, span_id) repeats inside the batch (a statement may not hit one twice)."""

@@ -287,12 +287,6 @@ def _rowwise(conn: duckdb.DuckDBPyConnection, sql_template: str, cols: Sequence[
 _SPAN_COLS_SQL = ", ".join(schema.SPAN_COLUMNS)
 _SPAN_INSERT = f"INSERT INTO spans ({_SPAN_COLS_SQL}) SELECT {_SPAN_COLS_SQL} FROM {{rel}}"
 _SPAN_INSERT_NEW_ONLY = _SPAN_INSERT + " ON CONFLICT DO NOTHING"
-# Stored copies of a batch's spans (a retry, a spool overlapping a batch) have the same start
-# times, so the anti-join only reads stored spans in the batch's start range: DuckDB's zone maps
-# skip every other row group, so the cost follows the batch, not the size of the store.
-_SPAN_INSERT_ABSENT = (f"INSERT INTO spans ({_SPAN_COLS_SQL}) SELECT {_SPAN_COLS_SQL} FROM {{rel}} "
-                       "ANTI JOIN (SELECT trace_id, span_id FROM spans WHERE start_ns BETWEEN $lo AND $hi) "
-                       "USING (trace_id, span_id)")
 
 
 def _is_duplicate_key(exc: duckdb.Error) -> bool:
@@ -379,29 +373,27 @@ def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, A
 def insert_span_table(conn: duckdb.DuckDBPyConnection, table: Any, *, in_transaction: bool = False) -> None:
     """Insert an Arrow table in `spans` layout (unique keys); keys already stored are skipped.
 
-    DuckDB reads the table in C++ without the GIL. Keys already stored are skipped in SQL by an
-    anti-join over the batch's start range; a stored copy outside that range (a span stored
-    without a start time) makes the primary key refuse the statement, which is then retried
-    with ON CONFLICT DO NOTHING (several times the cost of the insert, so not the first choice).
-    Inside the caller's own transaction (``in_transaction``) a failed statement would abort it,
-    so there the insert uses ON CONFLICT from the start.
+    The usual batch holds only new spans, so it goes in as a plain positional insert of the
+    Arrow relation (``SPAN_COLUMNS`` is the table's column order, which the migrations keep):
+    no name to register, no join, the primary key the only check. A batch that repeats a stored
+    key (an SDK retry, a spool overlapping a batch, a journal replayed after a crash) makes
+    that statement fail as a whole, atomically, and it is inserted again with ON CONFLICT DO
+    NOTHING, which costs several times the plain insert and so is not the first choice. Measured
+    on 512-span batches, the plain insert takes about two thirds of the time of an anti-join
+    against the stored spans of the batch's start range. Inside the caller's own transaction
+    (``in_transaction``) a failed statement would abort it, so there ON CONFLICT is used at once.
     """
-    name = f"_agentchaos_spans_{uuid.uuid4().hex}"
-    conn.register(name, table)
-    try:
-        if in_transaction:
-            conn.execute(_SPAN_INSERT_NEW_ONLY.format(rel=name))
-            return
-        import pyarrow.compute as pc
-
-        bounds = pc.min_max(table.column("start_ns"))
+    if not in_transaction:
         try:
-            conn.execute(_SPAN_INSERT_ABSENT.format(rel=name),
-                         {"lo": bounds["min"].as_py(), "hi": bounds["max"].as_py()})
+            conn.from_arrow(table).insert_into("spans")
+            return
         except duckdb.ConstraintException as exc:
             if not _is_duplicate_key(exc):
                 raise
-            conn.execute(_SPAN_INSERT_NEW_ONLY.format(rel=name))
+    name = f"_agentchaos_spans_{uuid.uuid4().hex}"
+    conn.register(name, table)
+    try:
+        conn.execute(_SPAN_INSERT_NEW_ONLY.format(rel=name))
     finally:
         conn.unregister(name)
 

@@ -44,7 +44,6 @@ from agentchaos_otel import redact
 from agentchaos_otel.store.columns import SpanBatch, as_rows
 from agentchaos_otel.store.db import StoreError, default_path, insert_span_rows, insert_span_table, short_switches
 from agentchaos_otel.store.memory import MemoryHold
-from agentchaos_otel.store.repair import repair_rows
 from agentchaos_otel.store.spool import Spool
 from agentchaos_otel.store.writer import writers
 
@@ -416,7 +415,11 @@ def write_span_rows(path: str, rows: SpanBatch | Sequence[Mapping[str, Any]], sp
     ok = False
     try:
         with spool.claim() as spooled:
-            batch = [*repair_rows(spooled), *as_rows(rows)] if spooled else rows
+            batch: SpanBatch | Sequence[Mapping[str, Any]] = rows
+            if spooled:  # spooled rows are repaired as a batch (new rows were, as they became rows)
+                loaded = SpanBatch.from_rows(spooled)
+                loaded.repair()
+                batch = SpanBatch.concat([loaded, rows])
             reasons: list[str] = []
             try:
                 refused = insert_or_split(conn, batch, reasons)
@@ -488,8 +491,9 @@ class DuckDBSpanExporter(SpanExporter):
             return self._write_or_spool(rows)
 
     def _write_or_spool(self, rows: SpanBatch | list[dict[str, Any]]) -> WriteOutcome:
-        if not isinstance(rows, SpanBatch):  # a batch is repaired as it is built (SpanBatch.repair)
-            rows = repair_rows(rows)  # the one point where rows become storable (store/repair.py)
+        if not isinstance(rows, SpanBatch):  # a batch of spans is repaired as it is built
+            rows = SpanBatch.from_rows(rows)
+            rows.repair()  # the one point where rows become storable (store/repair.py, per column)
         held = self._memory.take()
         pending: SpanBatch | list[dict[str, Any]] = [*held, *as_rows(rows)] if held else rows
         refused: list[dict[str, Any]] = []

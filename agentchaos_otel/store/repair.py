@@ -25,12 +25,13 @@ INT64_MAX = 2**63 - 1
 REPLACEMENT = "\ufffd"
 
 _INT_COLUMNS = schema.SPAN_INT_COLUMNS
-_JSON_COLUMNS = ("attributes", "resource", "events")
-_TEXT_COLUMNS = tuple(c for c in schema.SPAN_COLUMNS if c not in _INT_COLUMNS + _JSON_COLUMNS)
+JSON_COLUMNS = ("attributes", "resource", "events")
+_TEXT_COLUMNS = tuple(c for c in schema.SPAN_COLUMNS if c not in _INT_COLUMNS + JSON_COLUMNS)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # a JSON \\u escape of a surrogate: possibly a lone one, which DuckDB's JSON parser refuses
-_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+ESCAPED_SURROGATE_RE2 = r"\\u[dD][89a-fA-F]"  # the same pattern for Arrow's RE2 (store/columns.py)
+_ESCAPED_SURROGATE = re.compile(ESCAPED_SURROGATE_RE2)
 
 
 def clean_text(value: str) -> str:
@@ -101,7 +102,7 @@ def repair_row(row: Mapping[str, Any]) -> dict[str, Any]:
             out = out if out is not None else dict(row)
             out[col] = _clamp(v)
             repaired.append(col)
-    for col in _JSON_COLUMNS:
+    for col in JSON_COLUMNS:
         v = row.get(col)
         if isinstance(v, str) and _json_suspect(v):
             cleaned = _clean_json_text(v)

@@ -61,6 +61,19 @@ def spool_line(row: dict[str, Any]) -> str:
 # built once: json.dumps with options builds a new encoder per call, which dominates for small rows
 _encode_utf8 = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 _encode_ascii = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str).encode
+if json.encoder.c_make_encoder is not None:
+    # JSONEncoder.encode still builds the C encoder on every call (a third of a journal append);
+    # these are made once. Rows are flat dicts of plain values, so no cycle markers are needed.
+    _c_utf8 = json.encoder.c_make_encoder(None, str, json.encoder.encode_basestring, None, ":", ",",
+                                          False, False, True)
+    _c_ascii = json.encoder.c_make_encoder(None, str, json.encoder.encode_basestring_ascii, None, ":", ",",
+                                           False, False, True)
+
+    def _encode_utf8(row: Any) -> str:  # noqa: F811 - faster twin of the encoder above
+        return "".join(_c_utf8(row, 0))
+
+    def _encode_ascii(row: Any) -> str:  # noqa: F811
+        return "".join(_c_ascii(row, 0))
 
 
 # Rows a spool keeps in memory beside what it wrote, so that loading what only this process
