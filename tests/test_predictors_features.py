@@ -234,6 +234,13 @@ def test_feature_sets_and_prefix_table() -> None:
     assert len(table.rows[0]) == len(FEATURE_SETS["both"])
     assert table.episode[0] == 0 and table.episode[-1] == len(eps) - 1
     assert table.step[: len(eps[0].steps)] == list(range(len(eps[0].steps)))
+    names = feature_names("both")
+    expected = [[vals[n] for n in names] for ep in eps for vals in prefix_features(ep)]
+    assert table.rows.dtype == "float64" and table.rows.tolist() == expected  # an array, same values
+    assert table == prefix_table(iter(eps), names)  # episodes may come from a stream
+    assert table != prefix_table(eps[1:], names)
+    empty = prefix_table([], names)
+    assert empty.rows.shape == (0, len(names)) and empty.episode == []
 
 
 class _RecordingDict(dict):
