@@ -1,5 +1,5 @@
 """The exporter's column path: the same rows as span by span, a redaction gate that misses nothing,
-dedup in SQL, and the GIL handed over quickly while a batch is converted."""
+dedup by the primary key, and the GIL handed over quickly while a batch is converted."""
 
 from __future__ import annotations
 
@@ -190,7 +190,7 @@ def test_a_stored_copy_outside_the_batch_start_range_is_still_skipped(tmp_path: 
     row = {**span_to_row(spans[0], 5), "start_ns": None}  # stored without a start time
     exp = DuckDBSpanExporter(db)
     assert exp.export_rows([row]) == SpanExportResult.SUCCESS
-    assert exp.export(spans) == SpanExportResult.SUCCESS  # the anti-join misses it; the key refuses it
+    assert exp.export(spans) == SpanExportResult.SUCCESS  # the key refuses the batch; ON CONFLICT skips it
     exp.shutdown()
     with open_store(db) as conn:
         assert conn.execute("SELECT count(*) FROM spans").fetchone()[0] == 4
