@@ -162,7 +162,7 @@ def _stored(path: Path) -> list[tuple]:
         return conn.execute("SELECT trace_id, span_id, exported_ns FROM spans ORDER BY trace_id, span_id").fetchall()
 
 
-def test_dedup_in_sql_keeps_first_export_for_full_partial_and_repeated_batches(tmp_path: Path) -> None:
+def test_dedup_keeps_first_export_for_full_partial_and_repeated_batches(tmp_path: Path) -> None:
     spans = _spans()
     db = tmp_path / "d.duckdb"
     exp = DuckDBSpanExporter(db)
@@ -184,7 +184,7 @@ def _stored_after(exp: DuckDBSpanExporter, db: Path) -> list[tuple]:
     return _stored(db)
 
 
-def test_a_stored_copy_outside_the_batch_start_range_is_still_skipped(tmp_path: Path) -> None:
+def test_a_stored_copy_without_a_start_time_is_still_skipped(tmp_path: Path) -> None:
     spans = _spans()[:4]
     db = tmp_path / "r.duckdb"
     row = {**span_to_row(spans[0], 5), "start_ns": None}  # stored without a start time
