@@ -21,6 +21,7 @@ memory, a row the database refuses, a failure that sends the batch to the spool.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -36,6 +37,7 @@ _STR_COLUMNS = tuple(c for c in COLUMNS if c not in INT_COLUMNS)
 PER_SPAN_REDACTED = tuple(c for c in redact.ROW_COLUMNS if c != "resource")
 
 _arrow_schema: Any = None
+_ROW_VALUES = operator.itemgetter(*COLUMNS)
 
 
 def _schema() -> Any:
@@ -59,6 +61,12 @@ class SpanBatch:
     @classmethod
     def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> SpanBatch:
         """A batch of rows in `spans` layout (a missing column is null)."""
+        if rows:
+            try:  # rows with every column (parsers and the spool write them so): transposed in C
+                values = zip(*map(_ROW_VALUES, rows), strict=True)  # one tuple per column
+                return cls(dict(zip(COLUMNS, map(list, values), strict=True)))
+            except (KeyError, TypeError):
+                pass
         return cls({c: [r.get(c) for r in rows] for c in COLUMNS})
 
     @classmethod
