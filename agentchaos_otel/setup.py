@@ -88,7 +88,7 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
     variables or ``prometheus_port`` / ``AGENTCHAOS_PROMETHEUS_PORT`` ask for it (the Prometheus
     endpoint binds ``prometheus_host``, default 127.0.0.1).
     """
-    from agentchaos_otel.store.exporter import DuckDBSpanExporter
+    from agentchaos_otel.store.exporter import DuckDBSpanExporter, batch_processor_sizes
 
     provider: Any = tracer_provider or trace.get_tracer_provider()
     owns = False
@@ -120,7 +120,7 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         END_HOOKS.append(live.on_episode_end)
         handle.end_hooks.append(live.on_episode_end)
     if db is not None:
-        proc = BatchSpanProcessor(DuckDBSpanExporter(str(db)))
+        proc = BatchSpanProcessor(DuckDBSpanExporter(str(db)), **batch_processor_sizes())
         provider.add_span_processor(proc)
         handle.processors.append(proc)
         from agentchaos_otel.store.durability import add_episode_flush

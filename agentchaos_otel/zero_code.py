@@ -9,8 +9,9 @@ installed (a gRPC log exporter, zipkin, ...) makes the SDK abort start-up with a
 the project brings its own:
 
 - ``AgentChaosDistro``: traces to ``agentchaos_duckdb`` (plus OTLP over HTTP when an
-  ``OTEL_EXPORTER_OTLP_*ENDPOINT`` is set), metrics and logs off, unless the user chose
-  otherwise; every default is a ``setdefault``;
+  ``OTEL_EXPORTER_OTLP_*ENDPOINT`` is set), metrics and logs off, and, when the store is the
+  only trace exporter, the batch processor sized for it (``exporter.batch_processor_sizes``),
+  unless the user chose otherwise; every default leaves a variable the user set alone;
 - ``AgentChaosConfigurator``: the SDK's standard configuration, except that an exporter the
   user named but did not install is left out with one line on stderr instead of aborting.
 
@@ -59,6 +60,14 @@ class AgentChaosDistro(BaseDistro):  # type: ignore[misc]
         otlp = any(os.environ.get(v) for v in _OTLP_ENDPOINTS)
         traces = f"{DUCKDB_EXPORTER},{REDACTING_OTLP_EXPORTER}" if otlp else DUCKDB_EXPORTER
         os.environ.setdefault(OTEL_TRACES_EXPORTER, traces)
+        if [n.strip() for n in os.environ[OTEL_TRACES_EXPORTER].split(",")] == [DUCKDB_EXPORTER]:
+            # the SDK sizes every batch processor from these; with the store alone, they are ours
+            from agentchaos_otel.store.exporter import batch_processor_sizes
+
+            sizes = batch_processor_sizes()
+            if sizes:
+                os.environ["OTEL_BSP_MAX_EXPORT_BATCH_SIZE"] = str(sizes["max_export_batch_size"])
+                os.environ["OTEL_BSP_MAX_QUEUE_SIZE"] = str(sizes["max_queue_size"])
         os.environ.setdefault(OTEL_METRICS_EXPORTER, "none")
         os.environ.setdefault(OTEL_LOGS_EXPORTER, "none")
         os.environ.setdefault(OTEL_EXPORTER_OTLP_PROTOCOL, "http/protobuf")  # the OTLP exporter we depend on

@@ -51,6 +51,23 @@ from agentchaos_otel.store.writer import writers
 
 logger = redact.get_logger(__name__)
 
+# How the project sizes the batch processor in front of this exporter (``configure()``, and
+# zero-code when the store is the only trace exporter) unless the user set the OTEL_BSP_* sizes.
+# DuckDB's fixed cost per insert statement is a large part of a 512-span batch, the SDK's
+# default, so four times that costs less per span; the queue holds four batches, so spans keep
+# arriving while one is written. (Not for OTLP: a request that large can exceed a collector's limit.)
+EXPORT_BATCH = 2048
+EXPORT_QUEUE = 8192
+BSP_SIZE_ENV = ("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "OTEL_BSP_MAX_QUEUE_SIZE")
+
+
+def batch_processor_sizes() -> dict[str, int]:
+    """``BatchSpanProcessor`` keyword arguments for this exporter; none when the user chose sizes."""
+    if any(os.environ.get(v, "").strip() for v in BSP_SIZE_ENV):
+        return {}  # one of them alone with ours could break the SDK's batch <= queue rule
+    return {"max_export_batch_size": EXPORT_BATCH, "max_queue_size": EXPORT_QUEUE}
+
+
 _path_locks: dict[str, threading.Lock] = {}
 _path_locks_guard = threading.Lock()
 
