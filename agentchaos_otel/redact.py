@@ -27,6 +27,8 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agentchaos_otel.handoff import fine_sleeps, hand_off
+
 MARKER = "[REDACTED]"
 
 # Header (and attribute) names, lower case with "-" for "_"; compared on an attribute key's last
@@ -449,12 +451,15 @@ def candidates(texts: Any) -> list[int]:
         pa = None
     if pa is not None:
         try:
-            arr = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.string())
-            # lower-cased once, then matched case-sensitively: RE2 scans faster than with case folding
-            mask = pc.match_substring_regex(pc.utf8_lower(arr), _GATE_RE2)
-            registry = _registry_re2(pattern)
-            if registry is not None:
-                mask = pc.or_(mask, pc.match_substring_regex(arr, registry))
+            with fine_sleeps():  # each step is a long C call: a waiting thread gets its turn between
+                arr = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.string())
+                hand_off()
+                # lower-cased once, then matched case-sensitively: RE2 scans faster than with case folding
+                mask = pc.match_substring_regex(pc.utf8_lower(arr), _GATE_RE2)
+                hand_off()
+                registry = _registry_re2(pattern)
+                if registry is not None:
+                    mask = pc.or_(mask, pc.match_substring_regex(arr, registry))
             if not pc.any(mask).as_py():
                 return []
             return pc.indices_nonzero(pc.fill_null(mask, False)).to_pylist()

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentchaos_otel import redact
+from agentchaos_otel.handoff import fine_sleeps, hand_off
 from agentchaos_otel.store import schema
 from agentchaos_otel.store.repair import ESCAPED_SURROGATE_RE2, INT64_MAX, INT64_MIN, JSON_COLUMNS, repair_row
 
@@ -172,8 +173,12 @@ class SpanBatch:
         except ImportError:  # pragma: no cover - a declared dependency
             return None
         sch = _schema()
+        arrays = []
         try:
-            arrays = [pa.array(self.columns[c], sch.field(c).type) for c in COLUMNS]
+            with fine_sleeps():
+                for c in COLUMNS:
+                    arrays.append(pa.array(self.columns[c], sch.field(c).type))
+                    hand_off()  # else pyarrow keeps a waiting agent thread out (see handoff.py)
         except (pa.ArrowException, TypeError, ValueError, OverflowError, UnicodeError):
             return None
         self._table = pa.Table.from_arrays(arrays, schema=sch)
