@@ -1,9 +1,9 @@
 """Handing the interpreter lock to a waiting thread between long C calls of a span write.
 
 ``db.short_switches`` makes a thread that waits for the GIL get it within 0.1 ms while Python
-code runs. Building Arrow arrays from Python lists defeats that: ``pyarrow`` (like ``numpy``)
-releases and retakes the lock inside the call, and retaking it clears the waiting thread's
-request to switch, so back-to-back conversions kept an agent thread waiting for milliseconds
+code runs. Building Arrow arrays from Python lists defeats that: back-to-back ``pyarrow`` (or
+``numpy``) conversions kept an agent thread waiting for milliseconds, most likely because they
+release and retake the lock inside the call, which resets the waiting thread's switch request
 (measured: a thread that sleeps 200 µs and then wants the lock waited a median 4 ms beside a loop
 of 2048-string ``pa.array`` calls, 0.27 ms with a yield after each). ``hand_off()`` after each
 column is a real blocking call, which the waiting thread always wins.
