@@ -1,6 +1,6 @@
 """Every ended episode is on disk before ``episode()`` returns.
 
-A batch span processor holds spans in memory for up to five seconds (or 512 spans), so a process
+A batch span processor holds spans in memory for up to five seconds (or a batch of them), so a process
 that is killed (SIGKILL, OOM killer, a crashing native extension) loses every span of a short run,
 and the crashed runs are exactly the ones a chaos tool exists to explain. ``EpisodeFlushProcessor``
 sits right after the DuckDB batch processor: when an episode's root span ends (``span.end()`` runs
