@@ -22,7 +22,6 @@ the ``span_roles`` view); both read the operation, span-kind and request-type na
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -72,16 +71,6 @@ def first_truthy(attrs: Mapping[str, Any], names: tuple[str, ...]) -> Any:
     return None
 
 
-def loads_or_none(value: Any) -> Any:
-    """A JSON text decoded (None when it is not JSON); any other value as it is."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return None
-    return value
-
-
 def output_message(attrs: Mapping[str, Any]) -> tuple[str | None, list[dict[str, Any]], list[str]] | None:
     """(text, tool calls, finish reasons) from captured output content, GenAI or OpenInference."""
     captured = genai_messages.read_output(attrs.get(A.GEN_AI_OUTPUT_MESSAGES))  # conventions' or wire format
@@ -99,7 +88,7 @@ def output_message(attrs: Mapping[str, Any]) -> tuple[str | None, list[dict[str,
             calls.append({"function": {"name": name, "arguments": oi.get(
                 f"0.message.tool_calls.{i}.tool_call.function.arguments", "")}})
         return (text if isinstance(text, str) else None), calls, []
-    body = loads_or_none(attrs.get(A.OI_OUTPUT_VALUE))
+    body = genai_messages.loads_or_none(attrs.get(A.OI_OUTPUT_VALUE))
     if isinstance(body, dict) and isinstance(body.get("choices"), list) and body["choices"]:
         ch = body["choices"][0] if isinstance(body["choices"][0], dict) else {}
         msg = ch.get("message") or {}
@@ -112,7 +101,7 @@ def output_message(attrs: Mapping[str, Any]) -> tuple[str | None, list[dict[str,
 
 def body_finish_reasons(attrs: Mapping[str, Any]) -> list[str]:
     """Finish reasons from a raw response body recorded as OpenInference ``output.value``."""
-    body = loads_or_none(attrs.get(A.OI_OUTPUT_VALUE))
+    body = genai_messages.loads_or_none(attrs.get(A.OI_OUTPUT_VALUE))
     if isinstance(body, dict) and isinstance(body.get("choices"), list):
         return [str(c["finish_reason"]) for c in body["choices"]
                 if isinstance(c, dict) and c.get("finish_reason")]

@@ -22,21 +22,12 @@ import json
 from typing import Any
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.tool_signals import parsed_result
 
 FINISH_REASONS = {"stop": "stop", "length": "length", "content_filter": "content_filter", "tool_calls": "tool_call",
                   "function_call": "tool_call", "end_turn": "stop", "stop_sequence": "stop",
                   "max_tokens": "length", "tool_use": "tool_call", "refusal": "content_filter"}
 MISSING_FINISH_REASON = "error"  # a response that ended without one (a cut stream), as upstream records it
-
-
-def _arguments(raw: Any) -> Any:
-    """Tool arguments as the JSON value they encode; text that is not JSON stays text."""
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
-    return raw
 
 
 def _text_part(text: str) -> dict[str, Any]:
@@ -71,7 +62,7 @@ def _tool_call_part(call: dict[str, Any]) -> dict[str, Any] | None:
     if not isinstance(fn, dict):
         return None
     return {"type": "tool_call", "id": call.get("id"), "name": fn.get("name"),
-            "arguments": _arguments(fn.get("arguments"))}
+            "arguments": parsed_result(fn.get("arguments"))}
 
 
 def _openai_message(m: dict[str, Any]) -> dict[str, Any]:
@@ -129,7 +120,8 @@ def output_message(text: str | None, tool_calls: list[dict[str, Any]], finish_re
 
 
 # --- reading back ------------------------------------------------------------------------------
-def _loads(value: Any) -> Any:
+def loads_or_none(value: Any) -> Any:
+    """A JSON text decoded (None when it is not JSON); any other value as it is."""
     if isinstance(value, str):
         try:
             return json.loads(value)
@@ -170,7 +162,7 @@ def _wire_message(m: dict[str, Any]) -> dict[str, Any]:
 
 def read_input(value: Any) -> list[dict[str, Any]] | None:
     """Captured input messages (either format) as OpenAI wire-shape messages."""
-    msgs = _loads(value)
+    msgs = loads_or_none(value)
     if not isinstance(msgs, list):
         return None
     return [_wire_message(m) for m in msgs if isinstance(m, dict)]
