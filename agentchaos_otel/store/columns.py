@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentchaos_otel import redact
-from agentchaos_otel.handoff import fine_sleeps, hand_off
+from agentchaos_otel.handoff import Slices, fine_sleeps
 from agentchaos_otel.store import schema
 from agentchaos_otel.store.repair import ESCAPED_SURROGATE_RE2, INT64_MAX, INT64_MIN, JSON_COLUMNS, repair_row
 
@@ -36,6 +36,11 @@ _STR_COLUMNS = tuple(c for c in COLUMNS if c not in INT_COLUMNS)
 # Where a credential could be: the columns ``redact.redact_row`` looks at but the resource, whose
 # JSON is redacted once per resource (exporter and receiver cache it), so not scanned per span.
 PER_SPAN_REDACTED = tuple(c for c in redact.ROW_COLUMNS if c != "resource")
+
+# Rows per Arrow conversion call: converting Python values holds the interpreter lock for the
+# whole call (about 0.5 µs a value, a JSON column several times that), so a 2048-row column in
+# one call kept an agent thread that wanted the lock waiting for a millisecond or more.
+ARROW_CHUNK = 256
 
 _arrow_schema: Any = None
 _ROW_VALUES = operator.itemgetter(*COLUMNS)
@@ -78,6 +83,17 @@ class SpanBatch:
             return batches[0]
         return cls({c: [v for b in batches for v in b.columns[c]] for c in COLUMNS})
 
+    def discard(self) -> None:
+        """Free the columns one by one, so a thread waiting for the interpreter lock gets it between.
+
+        Dropping the batch as a whole frees every value of every column in one C-level cascade
+        (tens of thousands of strings for a 2048-span batch, about a millisecond with the lock
+        held); the batch is empty afterwards.
+        """
+        self._table = None
+        for col in self.columns.values():
+            col.clear()
+
     def __len__(self) -> int:
         return len(self.columns["trace_id"])
 
@@ -100,7 +116,8 @@ class SpanBatch:
         if table is not None:  # one scan over the columns end to end: row i is at i, n + i, 2n + i...
             import pyarrow as pa
 
-            texts: Any = pa.concat_arrays([table.column(c).combine_chunks() for c in PER_SPAN_REDACTED])
+            texts: Any = pa.chunked_array([ch for c in PER_SPAN_REDACTED for ch in table.column(c).chunks],
+                                          pa.string())
         else:
             texts = [v for c in PER_SPAN_REDACTED for v in self.columns[c]]
         flagged = redact.flagged_rows(texts, n)
@@ -133,8 +150,8 @@ class SpanBatch:
         import pyarrow.compute as pc
 
         n = len(self)
-        texts = pa.concat_arrays([table.column(c).combine_chunks() for c in JSON_COLUMNS])
-        mask = pc.match_substring_regex(texts, ESCAPED_SURROGATE_RE2)
+        texts = pa.chunked_array([ch for c in JSON_COLUMNS for ch in table.column(c).chunks], pa.string())
+        mask = pc.match_substring_regex(texts, ESCAPED_SURROGATE_RE2)  # without the GIL
         if not pc.any(mask).as_py():
             return set()
         return {i % n for i in pc.indices_nonzero(pc.fill_null(mask, False)).to_pylist()}
@@ -174,11 +191,21 @@ class SpanBatch:
             return None
         sch = _schema()
         arrays = []
+        n = len(self)
         try:
             with fine_sleeps():
+                slices = Slices()  # else pyarrow keeps a waiting agent thread out (see handoff.py)
                 for c in COLUMNS:
-                    arrays.append(pa.array(self.columns[c], sch.field(c).type))
-                    hand_off()  # else pyarrow keeps a waiting agent thread out (see handoff.py)
+                    values, kind = self.columns[c], sch.field(c).type
+                    if n <= ARROW_CHUNK:
+                        arrays.append(pa.array(values, kind))
+                        slices.tick()
+                        continue
+                    chunks = []
+                    for i in range(0, n, ARROW_CHUNK):
+                        chunks.append(pa.array(values[i:i + ARROW_CHUNK], kind))
+                        slices.tick()
+                    arrays.append(pa.chunked_array(chunks, kind))
         except (pa.ArrowException, TypeError, ValueError, OverflowError, UnicodeError):
             return None
         self._table = pa.Table.from_arrays(arrays, schema=sch)

@@ -25,6 +25,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from agentchaos_otel.handoff import hand_off
 from agentchaos_otel.store import schema
 from agentchaos_otel.store.columns import SpanBatch
 
@@ -317,15 +318,21 @@ class _ShortSwitches:
         self._saved: float | None = None
 
     def __enter__(self) -> None:
+        lowered = False
         with self._lock:
             if self._depth == 0:
                 current = sys.getswitchinterval()
                 if current > GIL_SLICE_S:
                     self._saved = current
                     sys.setswitchinterval(GIL_SLICE_S)
+                    lowered = True
                 else:
                     self._saved = None
             self._depth += 1
+        if lowered:
+            # A thread already waiting for the GIL waits the interval it began with (5 ms):
+            # it gets the lock now, and asks again at the short interval.
+            hand_off()
 
     def __exit__(self, *exc: object) -> None:
         with self._lock:
@@ -373,23 +380,40 @@ def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, A
 def insert_span_table(conn: duckdb.DuckDBPyConnection, table: Any, *, in_transaction: bool = False) -> None:
     """Insert an Arrow table in `spans` layout (unique keys); keys already stored are skipped.
 
+    ``insert_new_spans`` first, and ``insert_spans_skipping_stored`` when a key is stored
+    already. Inside the caller's own transaction (``in_transaction``) a failed statement would
+    abort it, so there the second is used at once.
+    """
+    if not in_transaction and insert_new_spans(conn, table):
+        return
+    insert_spans_skipping_stored(conn, table)
+
+
+def insert_new_spans(conn: duckdb.DuckDBPyConnection, table: Any) -> bool:
+    """Insert an Arrow table of new spans; False, with nothing inserted, when a key is stored or repeated.
+
     The usual batch holds only new spans, so it goes in as a plain positional insert of the
     Arrow relation (``SPAN_COLUMNS`` is the table's column order, which the migrations keep):
-    no name to register, no join, the primary key the only check. A batch that repeats a stored
-    key (an SDK retry, a spool overlapping a batch, a journal replayed after a crash) makes
-    that statement fail as a whole, atomically, and it is inserted again with ON CONFLICT DO
-    NOTHING, which costs several times the plain insert and so is not the first choice. Measured
-    on 512-span batches, the plain insert takes about two thirds of the time of an anti-join
-    against the stored spans of the batch's start range. Inside the caller's own transaction
-    (``in_transaction``) a failed statement would abort it, so there ON CONFLICT is used at once.
+    no name to register, no join, the primary key the only check. A batch that repeats a key
+    (an SDK retry, a spool overlapping a batch, a journal replayed after a crash, or twice in
+    the batch itself) makes that statement fail as a whole, atomically. Measured on 512-span
+    batches, the plain insert takes about two thirds of the time of an anti-join against the
+    stored spans of the batch's start range.
     """
-    if not in_transaction:
-        try:
-            conn.from_arrow(table).insert_into("spans")
-            return
-        except duckdb.ConstraintException as exc:
-            if not _is_duplicate_key(exc):
-                raise
+    try:
+        conn.from_arrow(table).insert_into("spans")
+        return True
+    except duckdb.ConstraintException as exc:
+        if not _is_duplicate_key(exc):
+            raise
+        return False
+
+
+def insert_spans_skipping_stored(conn: duckdb.DuckDBPyConnection, table: Any) -> None:
+    """Insert an Arrow table in `spans` layout (unique keys) with ON CONFLICT DO NOTHING.
+
+    It costs several times the plain insert, hence only after ``insert_new_spans`` refused.
+    """
     name = f"_agentchaos_spans_{uuid.uuid4().hex}"
     conn.register(name, table)
     try:
