@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.db import open_store
+from agentchaos_otel.store.db import StoreError, open_store
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, clean_attributes, dumps, span_to_row
 from agentchaos_otel.store.spool import Spool, spool_path
 from agentchaos_otel.store.writer import WriterCache, writers
@@ -103,6 +103,27 @@ def test_lone_batch_closes_the_file_at_once(tmp_path: Path, held_long: None) -> 
     assert not writers.is_open(str(db))
     r = _other_process_writes(db)
     assert r.returncode == 0, r.stderr
+
+
+def test_the_file_is_opened_while_the_batch_converts(tmp_path: Path, held_long: None) -> None:
+    """`expect` opens a file that is not open yet; the batch's acquire takes that connection, or its error."""
+    cache = WriterCache(idle_close_s=0.05, max_hold_s=60.0)
+    path = str(tmp_path / "ahead.duckdb")
+    cache.expect(path, 5.0)
+    deadline = time.monotonic() + 5
+    while not cache.is_open(path) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert cache.is_open(path) and Path(path).exists()  # created before any write asked for it
+    conn = cache.acquire(path, 5.0)
+    assert conn.execute("SELECT count(*) FROM spans").fetchone() == (0,)
+    cache.release(path, conn, ok=True)
+    cache.close(path)
+    bad = tmp_path / "not-a-store.duckdb"
+    bad.write_text("plain text, not DuckDB")
+    cache.expect(str(bad), 1.0)
+    with pytest.raises(StoreError, match="not a DuckDB database"):
+        cache.acquire(str(bad), 1.0)
+    assert not cache.is_open(str(bad))
 
 
 def test_reader_in_this_process_makes_the_exporter_let_go(tmp_path: Path, held_long: None) -> None:

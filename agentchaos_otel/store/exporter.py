@@ -14,7 +14,7 @@ A batch is built as columns in one pass over the spans (``spans_to_batch``): one
 encode per span, resource JSON cached (and redacted) per resource, secret-key checks memoised per
 set of keys, ids through ``bytes.hex``. Redaction and the storability repair then run once per
 column (``store/columns.py``: only rows a rule could change go through ``redact_row``), and the
-batch goes to DuckDB as one Arrow table, deduplicated by the primary key (``db.insert_span_table``).
+batch goes to DuckDB as one Arrow table, deduplicated by the primary key (``db.insert_new_spans``).
 The conversion runs in the batch processor's thread under ``db.short_switches``, so an agent
 thread waiting for the GIL gets it after a tenth of a millisecond (plus the C call under way)
 instead of the interpreter's 5 ms. (Building the Arrow arrays from Python lists is the part that
@@ -44,7 +44,14 @@ from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode
 from agentchaos_otel import attributes as A
 from agentchaos_otel import redact
 from agentchaos_otel.store.columns import SpanBatch, as_rows
-from agentchaos_otel.store.db import StoreError, default_path, insert_span_rows, insert_span_table, short_switches
+from agentchaos_otel.store.db import (
+    StoreError,
+    default_path,
+    insert_new_spans,
+    insert_span_rows,
+    insert_spans_skipping_stored,
+    short_switches,
+)
 from agentchaos_otel.store.memory import MemoryHold
 from agentchaos_otel.store.spool import Spool
 from agentchaos_otel.store.writer import writers
@@ -382,11 +389,13 @@ def insert_rows(conn: duckdb.DuckDBPyConnection, rows: SpanBatch | Sequence[Mapp
                 in_transaction: bool = False) -> None:
     """Insert span rows in one statement; spans already stored are left as they are."""
     if isinstance(rows, SpanBatch):
-        table = rows.arrow() if rows.unique_keys() else None
+        table = rows.arrow()
         if table is not None:
-            if len(rows):
-                insert_span_table(conn, table, in_transaction=in_transaction)
-            return
+            if not len(rows) or (not in_transaction and insert_new_spans(conn, table)):
+                return
+            if rows.unique_keys():  # checked only now: a set of the keys holds the GIL for a millisecond
+                insert_spans_skipping_stored(conn, table)
+                return
         rows = rows.rows()
     unique: dict[tuple[Any, Any], Mapping[str, Any]] = {}
     for r in rows:  # a statement may not hit one key twice, and spool + batch can overlap
@@ -491,11 +500,14 @@ class DuckDBSpanExporter(SpanExporter):
         if self._shutdown:
             logger.error("%s: export after shutdown, %d spans not written", self.path, len(spans))
             return SpanExportResult.FAILURE
-        writers.expect(self.path)  # a batch is coming: the file is not idle while it is converted
+        writers.expect(self.path, self.lock_timeout_s)  # the file is opened (or kept) while the batch converts
         with short_switches:
             batch = spans_to_batch(spans, time.time_ns())
-            with _lock_for(self.path):
-                return self._write_or_spool(batch).result
+            try:
+                with _lock_for(self.path):
+                    return self._write_or_spool(batch).result
+            finally:
+                batch.discard()
 
     def export_rows(self, rows: list[dict[str, Any]]) -> SpanExportResult:
         """Store rows already in `spans` layout (the OTLP receiver converts wire spans to these)."""
@@ -563,6 +575,25 @@ class DuckDBSpanExporter(SpanExporter):
             finally:
                 self._journal = False
             return not self.spool.exists() and not self._memory
+
+    def load_journal(self) -> bool:
+        """Move the spooled rows into the database (the receiver's journal); True when they went in.
+
+        Unlike ``drain_spool`` this does not ask whether a spool remains: the receiver journals
+        new requests while a load runs, so one usually does. Rows claimed by a failed load are
+        back in the spool (``Spool.claim``).
+        """
+        if self._memory:  # rows held while the disk was full go first, by the general path
+            self.drain_spool(journal=True)
+        with _lock_for(self.path):
+            if not self.spool.exists():
+                return True
+            try:
+                write_span_rows(self.path, [], self.spool, timeout_s=self.lock_timeout_s)
+            except Exception as exc:  # noqa: BLE001 - the rows are spooled; the caller retries later
+                logger.debug("%s: journal not loaded (%s)", self.path, exc)
+                return False
+            return True
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         # Nothing is buffered here (the span processor buffers); spooled spans are durable, so

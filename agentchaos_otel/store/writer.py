@@ -1,7 +1,9 @@
 """One writable DuckDB connection per store file, kept open while batches keep coming.
 
 Opening traces.duckdb costs more than writing a batch of spans into it (catalog load, layout
-check, checkpoint on close), so the exporter keeps its connection between batches. DuckDB lets
+check, checkpoint on close), so the exporter keeps its connection between batches, and opens
+it while the batch that needs it is still being converted (`expect`): creating a new store's
+views and loading a catalog run in DuckDB without the GIL, beside the conversion. DuckDB lets
 one process hold a file for writing and nobody else open it meanwhile, not even to read, and in
 one process a read-only open is refused while a writable one exists. So the connection is given
 back quickly:
@@ -94,6 +96,8 @@ class WriterCache:
         self._last_end: dict[str, float] = {}  # path -> when its last write ended
         self._idle_before: dict[str, float] = {}  # path -> idle time before the write under way
         self._arrived: dict[str, float] = {}  # path -> when the batch being converted arrived
+        self._opening: set[str] = set()  # paths being opened ahead of their batch (`expect`)
+        self._open_failed: dict[str, Exception] = {}  # why such an open failed, for the batch's acquire
         self._closer: threading.Thread | None = None
 
     def acquire(self, path: str, timeout_s: float) -> duckdb.DuckDBPyConnection:
@@ -108,6 +112,11 @@ class WriterCache:
         stale: _Held | None = None
         shared = False
         with self._cv:
+            while path in self._opening:  # opened ahead of this batch: that connection is the one
+                self._cv.wait()
+            failed = self._open_failed.pop(path, None)
+            if failed is not None:
+                raise failed
             last_end = self._last_end.get(path)
             arrived = self._arrived.pop(path, None)
             came = arrived if arrived is not None and last_end is not None and arrived >= last_end else time.monotonic()
@@ -141,13 +150,15 @@ class WriterCache:
             self._held[path] = _Held(conn, ident, time.monotonic())
         return conn
 
-    def expect(self, path: str) -> None:
+    def expect(self, path: str, timeout_s: float | None = None) -> None:
         """A batch for `path` has arrived and is being converted before its write.
 
         The file's idle time ends now, not when the converted batch asks for the connection, and
         the cached connection is not closed as idle meanwhile (for at most `EXPECT_GRACE_S`, so a
         batch that never comes cannot keep readers out): converting a large batch can take longer
         than `idle_close_s`, and would otherwise cost a close and an open per batch in a flood.
+        With `timeout_s`, a file not open yet is opened now in a thread of its own (the batch's
+        `acquire` waits for it, and gets its error if it failed).
         """
         path = os.path.abspath(path)
         with self._cv:
@@ -158,6 +169,47 @@ class WriterCache:
             held = self._held.get(path)
             if held is not None and not held.busy:
                 held.reserved_until = now + EXPECT_GRACE_S
+            self._open_failed.pop(path, None)  # an earlier batch's failed open is not this one's
+            if (timeout_s is None or held is not None or path in self._opening or self.idle_close_s <= 0
+                    or os.path.isdir(path)):
+                return
+            self._opening.add(path)
+            released = self._released_at.pop(path, None)
+        threading.Thread(target=self._open_ahead, args=(path, timeout_s, released),
+                         name="agentchaos-store-opener", daemon=True).start()
+
+    def _open_ahead(self, path: str, timeout_s: float, released: float | None) -> None:
+        conn: duckdb.DuckDBPyConnection | None = None
+        try:
+            if released is not None:  # let waiting readers in before taking the file again
+                time.sleep(max(0.0, released + self.reader_window_s - time.monotonic()))
+            conn = _writer(connect(path, read_only=False, timeout_s=timeout_s))
+            ident = _file_ident(path)
+        except Exception as exc:  # noqa: BLE001 - handed to the batch's acquire, which raises it
+            with self._cv:
+                self._open_failed[path] = exc
+                self._opening.discard(path)
+                self._cv.notify_all()
+            return
+        with self._cv:
+            self._opening.discard(path)
+            self._cv.notify_all()
+            if ident is None or path in self._held:
+                extra = conn
+            else:
+                now = time.monotonic()
+                self._held[path] = _Held(conn, ident, now, last_used=now, busy=False,
+                                         reserved_until=now + EXPECT_GRACE_S)
+                extra = None
+                self._start_closer()
+        if extra is not None:
+            _close_quietly(extra)
+
+    def _start_closer(self) -> None:
+        if self._closer is None or not self._closer.is_alive():
+            self._closer = threading.Thread(target=self._close_idle, name="agentchaos-store-closer",
+                                            daemon=True)
+            self._closer.start()
 
     def release(self, path: str, conn: duckdb.DuckDBPyConnection, *, ok: bool) -> None:
         """Give a connection back: kept for the next batch when the write went well in a flood."""
@@ -181,10 +233,7 @@ class WriterCache:
             held.last_used = now
             held.reserved_until = 0.0  # the announced batch is written: idle from now
             self._cv.notify_all()
-            if self._closer is None or not self._closer.is_alive():
-                self._closer = threading.Thread(target=self._close_idle, name="agentchaos-store-closer",
-                                                daemon=True)
-                self._closer.start()
+            self._start_closer()
 
     def close(self, path: str) -> None:
         """Close the cached connection of `path` now (unless a write is using it)."""
@@ -233,6 +282,8 @@ class WriterCache:
         self._last_end = {}
         self._idle_before = {}
         self._arrived = {}
+        self._opening = set()
+        self._open_failed = {}
         self._closer = None
 
 
