@@ -265,6 +265,12 @@ def remembered_count() -> int:
     return len(_registry)
 
 
+def remembered() -> list[str]:
+    """The remembered values (every form), oldest first: for a helper process to ``remember`` too."""
+    with _registry._lock:
+        return list(_registry._values)
+
+
 # --- redaction -----------------------------------------------------------------------------------
 
 def redact_text(text: str) -> str:
@@ -438,7 +444,7 @@ def _could_change(text: str, pattern: re.Pattern[str] | None) -> bool:
 
 
 def candidates(texts: Any) -> list[int]:
-    """Positions of the texts (a list, or an Arrow string array) ``redact_row`` might change.
+    """Positions of the texts (a list, or an Arrow string array, chunked or not) ``redact_row`` might change.
 
     A superset: every text ``redact_text`` or ``redact_json_text`` would change is listed, and
     texts that only look close (``author``, a base64 ``=``) are listed too. None is never listed.
@@ -452,7 +458,7 @@ def candidates(texts: Any) -> list[int]:
     if pa is not None:
         try:
             with fine_sleeps():  # each step is a long C call: a waiting thread gets its turn between
-                arr = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.string())
+                arr = texts if isinstance(texts, (pa.Array, pa.ChunkedArray)) else pa.array(texts, pa.string())
                 hand_off()
                 # lower-cased once, then matched case-sensitively: RE2 scans faster than with case folding
                 mask = pc.match_substring_regex(pc.utf8_lower(arr), _GATE_RE2)

@@ -265,3 +265,55 @@ def test_spool_lines_are_what_the_json_module_writes(row: dict) -> None:
     except UnicodeEncodeError:
         expected = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str).encode(row) + "\n"
     assert spool_line(row) == expected
+
+
+def test_appends_go_on_while_a_claim_stores_its_rows(tmp_path: Path) -> None:
+    """A claim holds the spool's lock only to take its rows: an append during the block neither waits nor mixes in."""
+    db = tmp_path / "t.duckdb"
+    sp = Spool(db)
+    sp.append(_spool_rows(3, "a"))
+    appended = threading.Event()
+    with sp.claim() as rows:
+        assert len(rows) == 3
+        t = threading.Thread(target=lambda: (Spool(db).append(_spool_rows(2, "b")), appended.set()))
+        t.start()
+        assert appended.wait(5), "the append waited for the claim's block"
+        t.join()
+        assert sp.exists()
+    with sp.claim() as rows:
+        assert [r["name"].split()[0] for r in rows] == ["b", "b"]
+    assert not sp.exists() and not sp.loading_files()
+
+
+def test_a_failed_claim_puts_its_rows_back_beside_new_ones(tmp_path: Path) -> None:
+    db = tmp_path / "t.duckdb"
+    sp = Spool(db)
+    sp.append(_spool_rows(3, "a"))
+    with pytest.raises(RuntimeError), sp.claim() as rows:
+        assert len(rows) == 3
+        Spool(db).append(_spool_rows(1, "b"))
+        raise RuntimeError("the database refused the batch")
+    assert not sp.loading_files()
+    with sp.claim() as rows:
+        assert sorted(r["name"].split()[0] for r in rows) == ["a", "a", "a", "b"]
+
+
+def test_rows_a_dead_process_was_loading_are_claimed_and_counted(tmp_path: Path) -> None:
+    """A process killed between taking the spool and storing it leaves a loading file: nothing is lost."""
+    from agentchaos_otel.store.summary import waiting_in_spool
+
+    db = tmp_path / "t.duckdb"
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(child.stdout)
+    Spool(db).append(_spool_rows(2, "a"))
+    spool_path(db).rename(f"{spool_path(db)}.loading.{dead}.0")
+    live = f"{spool_path(db)}.loading.{os.getppid()}.0"  # a live process's load under way: not ours to take
+    Path(live).write_text(json.dumps(_spool_rows(1, "z")[0]) + "\n")
+    Spool(db).append(_spool_rows(1, "b"))
+    assert waiting_in_spool(db) == (4, 0)
+    sp = Spool(db)
+    assert sp.exists()
+    with sp.claim() as rows:
+        assert sorted(r["name"].split()[0] for r in rows) == ["a", "a", "b"]
+    assert [p.name for p in sp.loading_files()] == [Path(live).name]
+    assert waiting_in_spool(db) == (1, 0)

@@ -88,18 +88,23 @@ def traces_receive(
     seconds: Annotated[float | None, typer.Option(help="Stop after this many seconds (default: until Ctrl-C).")] = None,
     parquet: Annotated[Path | None, typer.Option(help="Write hive-partitioned Parquet (date, service) into this "
                                                       "directory instead of --db.")] = None,
+    workers: Annotated[int | None, typer.Option(min=0, help="Processes that parse requests beside the writer "
+                                                            "(default: one per core, at most 4; 0 parses in "
+                                                            "the receiver's process).")] = None,
 ) -> None:
     """Receive OTLP/HTTP traces from any agent on loopback and store them in DuckDB (or Parquet)."""
     import time
 
     from agentchaos_otel.store.otlp_receiver import OTLPReceiver
+    from agentchaos_otel.store.otlp_workers import default_workers
 
     sink = None
     if parquet is not None:
         from agentchaos_otel.store.parquet import ParquetSpanSink
 
         sink = ParquetSpanSink(parquet)
-    with OTLPReceiver(str(db), port=port, sink=sink) as receiver:
+    with OTLPReceiver(str(db), port=port, sink=sink,
+                      workers=default_workers() if workers is None else workers) as receiver:
         console.print(f"listening: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {parquet or db}")
         deadline = None if seconds is None else time.monotonic() + seconds
         try:

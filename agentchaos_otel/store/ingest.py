@@ -5,7 +5,9 @@ rows, so handlers (the OTLP/HTTP receiver, or any other front end such as a gRPC
 parsed rows to ``IngestQueue.store`` and one writer thread takes whatever is waiting at once. It
 first journals the rows to the store's spool (one fsynced append; the same spool every writer
 loads), then answers, then loads the spool into DuckDB in large batches: when the queue goes
-idle, and at least every ``LOAD_INTERVAL_S`` under load. An answer of success therefore always
+idle, and at least every ``LOAD_INTERVAL_S`` under load. A load runs in a thread of its own and
+the spool is locked only while the load takes its rows, so requests keep being journaled and
+answered while the rows go into DuckDB. An answer of success therefore always
 means on disk, and ``traces summary`` counts the spans still in the spool. When the spool cannot
 be written (disk full), rows go straight through the exporter, whose answer says whether they are
 durable. The queue is bounded: when it is full, ``store`` raises ``QueueFull`` at once and the
@@ -105,6 +107,8 @@ class IngestQueue:
 
     def _run(self) -> None:
         self._pending = 0  # rows journaled, not yet loaded into the database
+        self._pending_lock = threading.Lock()
+        self._loader: threading.Thread | None = None
         self._last_load = time.monotonic()
         self._load_failing = False
         self._retry_at = 0.0  # while the database is unavailable, loads back off (each waits for its lock)
@@ -116,7 +120,7 @@ class IngestQueue:
                 self._load()
                 continue
             if first is None:
-                self._load()
+                self._final_load()
                 return
             batch = [first]
             n = len(first.rows)
@@ -133,7 +137,7 @@ class IngestQueue:
                 n += len(t.rows)
             self._write(batch)
             if stop:
-                self._load()
+                self._final_load()
                 return
             if self._pending and time.monotonic() >= self._retry_at and (
                     self._pending >= LOAD_ROWS or time.monotonic() - self._last_load >= LOAD_INTERVAL_S):
@@ -143,6 +147,8 @@ class IngestQueue:
         """How long to wait for a request before loading the journal (None: nothing to load)."""
         if not self._pending:
             return None
+        if self._loader is not None and self._loader.is_alive():
+            return IDLE_S  # look again once the load under way may have ended
         return max(IDLE_S, self._retry_at - time.monotonic())
 
     def _write(self, batch: list[_Ticket]) -> None:
@@ -155,7 +161,8 @@ class IngestQueue:
         try:
             self.exporter.spool.append(rows)  # the journal: durable before anyone is answered
             outcome = WriteOutcome(SpanExportResult.SUCCESS, "spool")
-            self._pending += len(rows)
+            with self._pending_lock:
+                self._pending += len(rows)
         except OSError as exc:
             logger.debug("store writer: journal not writable (%s); writing directly", exc)
         if outcome is None:
@@ -181,17 +188,32 @@ class IngestQueue:
             t.done.set()
 
     def _load(self) -> None:
-        """Move journaled rows into the database; they stay in the spool (durable) if it is unavailable."""
-        if not self._pending:
+        """Start moving journaled rows into the database, unless a load is under way."""
+        if not self._pending or (self._loader is not None and self._loader.is_alive()):
             return
         self._last_load = time.monotonic()
+        self._loader = threading.Thread(target=self._load_now, name="agentchaos-store-loader", daemon=True)
+        self._loader.start()
+
+    def _final_load(self) -> None:
+        if self._loader is not None:
+            self._loader.join()
+        self._load_now()
+
+    def _load_now(self) -> None:
+        """Move journaled rows into the database; they stay in the spool (durable) if it is unavailable."""
+        with self._pending_lock:
+            taking = self._pending  # rows journaled from now on wait for the next load
+        if not taking:
+            return
         try:
-            loaded = self.exporter.drain_spool(journal=True)
+            loaded = self.exporter.load_journal()
         except Exception:
             logger.exception("store writer: loading the journal failed")
             loaded = False
         if loaded:
-            self._pending = 0
+            with self._pending_lock:
+                self._pending = max(0, self._pending - taking)
             self._retry_at, self._backoff = 0.0, LOAD_INTERVAL_S
             if self._load_failing:
                 logger.warning("%s: journaled spans loaded into the database again", self.exporter.path)

@@ -422,9 +422,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         rejected = parsed.rejected + result.refused
         message = "; ".join(m for m in (parsed.error, result.message) if m)
-        with receiver.lock:
-            receiver.received += result.stored
-            receiver.rejected += rejected
+        receiver.accepted(result.stored, rejected)
         self._accept(as_json, rejected, message)
 
     def _busy(self, as_json: bool, message: str) -> None:
@@ -454,12 +452,13 @@ class OTLPReceiver:
 
     Binds to loopback only: the receiver has no authentication. ``queue_size`` bounds how many
     requests may wait for the writer (default ``AGENTCHAOS_RECEIVER_QUEUE`` or 64); beyond it
-    requests get 503 with Retry-After.
+    requests get 503 with Retry-After. ``workers``: processes that parse requests beside this
+    one's writer (``store/otlp_workers.py``); 0 parses in this process.
     """
 
     def __init__(self, db: str | os.PathLike[str] | None = None, *, host: str = "127.0.0.1",
                  port: int = 0, queue_size: int | None = None, read_timeout_s: float = READ_TIMEOUT_S,
-                 store_timeout_s: float = STORE_TIMEOUT_S, sink: Any = None) -> None:
+                 store_timeout_s: float = STORE_TIMEOUT_S, sink: Any = None, workers: int = 0) -> None:
         # ``sink``: anything whose export_rows(rows) writes durably before returning, and
         # shutdown(), e.g. store.parquet.ParquetSpanSink; default the DuckDB store at ``db``.
         self.exporter = sink if sink is not None else DuckDBSpanExporter(db)
@@ -477,6 +476,14 @@ class OTLPReceiver:
         self._server = _Server((host, port), handler)
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
+        self.workers = max(0, workers)
+        self._workers: Any = None
+
+    def accepted(self, stored: int, rejected: int) -> None:
+        """A request was answered 200: ``stored`` spans are durable, ``rejected`` refused in its answer."""
+        with self.lock:
+            self.received += stored
+            self.rejected += rejected
 
     def count(self, what: str) -> None:
         with self.lock:
@@ -492,12 +499,20 @@ class OTLPReceiver:
         return f"http://{host}:{self.port}{TRACES_PATH}"
 
     def start(self) -> OTLPReceiver:
+        if self.workers:
+            from agentchaos_otel.store.otlp_workers import Workers
+
+            self._workers = Workers(self, self._server.socket, self.workers, PARSERS)
+            return self
         self._thread = threading.Thread(target=self._server.serve_forever, name="otlp-receiver", daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
+        if self._workers is not None:
+            self._workers.stop()
+        elif self._thread is not None:
+            self._server.shutdown()
         self._server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=10)

@@ -2,16 +2,24 @@
 
 A locked, read-only or corrupt traces.duckdb must not cost the spans of a running agent, so the
 exporter appends such batches here (`<db>.spool.jsonl`) and the next writer that gets the database
-loads them first. Several processes may export to one store, so appends and the load-then-delete
-are serialised with an advisory lock on the spool file, and an appender re-checks after locking
-that the file it holds is still the one on disk (a loader may have just consumed and unlinked it).
+loads them first. Several processes may export to one store, so appends and the load are
+serialised with an advisory lock on the spool file, and an appender re-checks after locking that
+the file it holds is still the one on disk (a loader may have just taken it).
+
+A load takes the spool whole: under the lock it reads the rows and renames the file to
+``<spool>.loading.<pid>.<n>``, then lets go, so appends (the OTLP receiver journals every request
+here) go on into a new spool while the rows are inserted. The loading file is deleted once the
+rows are stored, and appended back to the spool if storing them failed. One left by a process
+that died meanwhile is taken over by the next load; ``exists`` and the summary count it as spooled.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +36,11 @@ logger = redact.get_logger(__name__)
 
 SPOOL_SUFFIX = ".spool.jsonl"
 REJECTED_SUFFIX = ".spool.rejected.jsonl"
+LOADING_INFIX = ".loading."  # <spool>.loading.<pid>.<n>: rows a claim took, until they are stored
+
+_loading_lock = threading.Lock()
+_loading_here: set[str] = set()  # loading files this process's claims hold right now
+_loading_seq = itertools.count()
 
 
 def spool_path(db_path: str | os.PathLike[str]) -> Path:
@@ -92,7 +105,43 @@ class Spool:
         self._mine: tuple[list[str], list[dict[str, Any]]] | None = None
 
     def exists(self) -> bool:
-        return self.path.exists()
+        return self.path.exists() or bool(self.loading_files())
+
+    def loading_files(self) -> list[Path]:
+        """Rows taken by a load and not yet stored (this process's or another's)."""
+        try:
+            return sorted(self.path.parent.glob(self.path.name + LOADING_INFIX + "*"))
+        except OSError:
+            return []
+
+    def _orphans(self) -> list[Path]:
+        """Loading files no load is working on: their process died, or this one failed to put them back."""
+        out = []
+        with _loading_lock:
+            here = set(_loading_here)
+        for p in self.loading_files():
+            if str(p) in here:
+                continue
+            try:
+                pid = int(p.name[len(self.path.name + LOADING_INFIX):].split(".")[0])
+            except ValueError:
+                continue
+            if pid == os.getpid() or not _alive(pid):
+                out.append(p)
+        return out
+
+    def _take(self, src: Path) -> Path | None:
+        """Rename `src` to a loading file of this process's (atomic: of racing takers one gets it)."""
+        dst = Path(f"{self.path}{LOADING_INFIX}{os.getpid()}.{next(_loading_seq)}")
+        with _loading_lock:
+            _loading_here.add(str(dst))
+        try:
+            os.rename(src, dst)
+        except FileNotFoundError:
+            with _loading_lock:
+                _loading_here.discard(str(dst))
+            return None
+        return dst
 
     @contextmanager
     def _locked(self, mode: str) -> Iterator[IO[str] | None]:
@@ -146,22 +195,43 @@ class Spool:
 
     @contextmanager
     def claim(self) -> Iterator[list[dict[str, Any]]]:
-        """Rows currently spooled; deleted only if the with-block completes without error.
+        """Rows currently spooled; gone from the spool only if the with-block completes without error.
 
-        The spool stays locked for the whole block so no append can land between reading the
-        rows and deleting the file.
+        The spool is locked only while its rows are read and the file is renamed to a loading
+        file, so appends go on into a new spool while the block stores the rows.
         """
+        taken: list[Path] = []
+        texts: list[str] = []
+        mine = None
         with self._locked("r") as f:
-            if f is None:
+            if f is not None:
+                text = f.read()
+                mine, self._mine = self._mine, None
+                dst = self._take(self.path)
+                if dst is not None:
+                    taken.append(dst)
+                    texts.append(text)
+            else:
                 self._mine = None
-                yield []
-                return
-            text = f.read()
-            mine, self._mine = self._mine, None
-            held = mine is not None and text == "".join(mine[0])
+        for orphan in self._orphans():
+            dst = self._take(orphan)
+            if dst is None:
+                continue
+            try:
+                texts.append(dst.read_text(encoding="utf-8"))
+            except OSError:
+                with _loading_lock:
+                    _loading_here.discard(str(dst))
+                continue
+            taken.append(dst)
+        if not taken:
+            yield []
+            return
+        try:
+            held = mine is not None and len(texts) == 1 and texts[0] == "".join(mine[0])
             rows: list[dict[str, Any]] = [dict(r) for r in mine[1]] if mine is not None and held else []
             bad: list[str] = []
-            for line in (() if held else io.StringIO(text)):  # lines end at "\n" only, as a file's
+            for line in (() if held else io.StringIO("".join(texts))):  # lines end at "\n" only
                 if not line.strip():
                     continue
                 try:
@@ -173,13 +243,41 @@ class Spool:
                     rows.append(row)
                 else:
                     bad.append(line)
-            yield rows
+            try:
+                yield rows
+            except BaseException:
+                self._put_back(taken, texts)
+                raise
             if bad:
                 with open(self.rejected_path, "a", encoding="utf-8") as r:
                     r.writelines(bad)
                 logger.error("%s: %d unreadable spool line(s) moved to %s", self.path, len(bad),
                              self.rejected_path)
-            os.unlink(self.path)
+            for p in taken:
+                os.unlink(p)
+        finally:
+            with _loading_lock:
+                _loading_here.difference_update(str(p) for p in taken)
+
+    def _put_back(self, taken: list[Path], texts: list[str]) -> None:
+        """Storing the claimed rows failed: they go back into the spool (else stay for the next load)."""
+        data = "".join(t if not t or t.endswith("\n") else t + "\n" for t in texts)
+        try:
+            with self._locked("a") as f:
+                assert f is not None
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+                self._mine = None
+        except OSError as exc:  # the loading files stay: the next load of this process takes them
+            logger.error("%s: could not put claimed rows back (%s); kept in %s", self.path, exc,
+                         ", ".join(str(p) for p in taken))
+            return
+        for p in taken:
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
 
     def reject(self, rows: list[dict[str, Any]]) -> None:
         """Append rows the database refuses to the rejected file, kept for inspection."""
@@ -207,3 +305,13 @@ class Spool:
                 os.fsync(r.fileno())
             os.unlink(self.path)
             return len(lines)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True

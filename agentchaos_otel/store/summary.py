@@ -7,6 +7,7 @@ model are counted and flagged so a summary of simulated runs is never mistaken f
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -27,14 +28,18 @@ def waiting_in_spool(path: str | os.PathLike[str]) -> tuple[int, int]:
     exist beyond the ones it counted.
     """
     sp = Spool(path)
-    counts = []
-    for p in (sp.path, sp.rejected_path):
-        try:
-            with open(p, "rb") as f:
-                counts.append(sum(1 for line in f if line.strip()))
-        except FileNotFoundError:
-            counts.append(0)
-    return counts[0], counts[1]
+
+    def lines(*paths: Path) -> int:
+        n = 0
+        for p in paths:
+            try:
+                with open(p, "rb") as f:
+                    n += sum(1 for line in f if line.strip())
+            except FileNotFoundError:
+                pass
+        return n
+
+    return lines(sp.path, *sp.loading_files()), lines(sp.rejected_path)
 
 
 def summarize(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -1,0 +1,108 @@
+"""The OTLP receiver with parsing in worker processes: same answers, same store, same counters."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agentchaos_otel import redact
+from agentchaos_otel.store.db import open_store
+from agentchaos_otel.store.otlp_receiver import OTLPReceiver
+from agentchaos_otel.store.otlp_workers import default_workers
+from tests.otlp_builders import PB, body_of, json_request, json_span, pb_request, stored_ids
+
+JS = {"Content-Type": "application/json"}
+
+
+def _post_all(endpoint: str, bodies: list[tuple[bytes, dict[str, str]]]) -> list[int]:
+    statuses: list[int] = [0] * len(bodies)
+
+    def send(i: int) -> None:
+        with httpx.Client(timeout=30) as client:
+            statuses[i] = client.post(endpoint, content=bodies[i][0], headers=bodies[i][1]).status_code
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(bodies))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return statuses
+
+
+def test_workers_store_what_the_in_process_receiver_stores(tmp_path: Path) -> None:
+    bodies = [(pb_request(5, trace_byte=0x10 + i), PB) for i in range(12)]
+    bodies.append((gzip.compress(pb_request(3, trace_byte=0x60)), {**PB, "Content-Encoding": "gzip"}))
+    bodies.append((body_of(json_request([json_span("77" * 16, f"{i + 1:016x}") for i in range(4)])), JS))
+    results = {}
+    for workers in (0, 2):
+        db = tmp_path / f"w{workers}.duckdb"
+        with OTLPReceiver(db, workers=workers) as receiver:
+            statuses = _post_all(receiver.endpoint, bodies)
+            bad = httpx.post(receiver.endpoint, content=b"\x00not protobuf", headers=PB)
+            assert bad.status_code == 400
+        assert statuses == [200] * len(bodies)
+        assert receiver.received == 12 * 5 + 3 + 4 and receiver.rejected == 0
+        assert receiver.answers.get("refused") == 1  # counted where the answer was decided, in a worker
+        with open_store(db) as conn:
+            results[workers] = sorted(conn.execute(
+                "SELECT trace_id, span_id, name, kind, start_ns, end_ns, attributes::VARCHAR, resource::VARCHAR "
+                "FROM spans").fetchall())
+    assert results[2] == results[0] and len(results[2]) == receiver.received
+
+
+def test_workers_redact_what_the_receiver_process_remembered(tmp_path: Path) -> None:
+    secret = "zq-remembered-credential-98231"  # no rule's shape: only the registry knows it
+    redact.remember(secret)
+    try:
+        db = tmp_path / "t.duckdb"
+        span = json_span("88" * 16, "1" * 16, attrs=[{"key": "note", "value": {"stringValue": f"used {secret}"}}])
+        with OTLPReceiver(db, workers=1) as receiver:
+            r = httpx.post(receiver.endpoint, content=body_of(json_request([span])), headers=JS)
+            assert r.status_code == 200
+        with open_store(db) as conn:
+            text = conn.execute("SELECT attributes::VARCHAR FROM spans").fetchone()[0]
+        assert secret not in text and "used" in text
+    finally:
+        redact.forget_all()
+
+
+def test_stopping_answers_nothing_it_did_not_store(tmp_path: Path) -> None:
+    """Every 200 is stored; a request cut off by the stop gets no 200 (its exporter retries)."""
+    db = tmp_path / "t.duckdb"
+    receiver = OTLPReceiver(db, workers=2).start()
+    ok: list[int] = []
+    stop = threading.Event()
+
+    def sender(k: int) -> None:
+        i = 0
+        with httpx.Client(timeout=30) as client:
+            while not stop.is_set():
+                try:
+                    r = client.post(receiver.endpoint, content=pb_request(4, trace_byte=k * 16 + i % 16), headers=PB)
+                except httpx.HTTPError:
+                    return
+                if r.status_code == 200:
+                    ok.append(k * 16 + i % 16)
+                i += 1
+
+    threads = [threading.Thread(target=sender, args=(k,)) for k in range(1, 4)]
+    for t in threads:
+        t.start()
+    while len(ok) < 10:
+        threading.Event().wait(0.01)
+    receiver.stop()
+    stop.set()
+    for t in threads:
+        t.join()
+    stored = {tid for tid, _ in stored_ids(db)}
+    assert {f"{b:02x}" * 16 for b in ok} <= stored
+
+
+@pytest.mark.parametrize("cpus,expected", [(1, 0), (2, 2), (16, 4), (None, 0)])
+def test_default_workers_follow_the_cores(monkeypatch: pytest.MonkeyPatch, cpus: int | None, expected: int) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: cpus)
+    assert default_workers() == expected
