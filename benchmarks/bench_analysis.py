@@ -6,7 +6,8 @@ Each job is its own process, timed by wall clock, with its peak resident memory 
 kernel (``os.wait4`` rusage, ``ru_maxrss``; Linux includes the forking driver's memory, so the
 driver builds files in a child and stays small, its own peak given as ``driver_rss_mb``):
 
-- ``diagnose``: ``agentchaos diagnose FILE --no-write --json`` (rule-based, failed episodes);
+- ``diagnose``: ``agentchaos diagnose FILE --no-write --json`` (rule-based, failed episodes; as the
+  command runs by default, one process per core, and the CPU time counts all of them);
 - ``features``: step-prefix feature rows of every episode (``benchmarks.analysis_jobs features``);
 - ``report``: ``agentchaos report FILE --json --resamples 200`` (200 bootstrap resamples instead
   of 2,000: the regression bootstrap's cost is resamples x episodes, and is not loading);

@@ -106,3 +106,28 @@ def test_stopping_answers_nothing_it_did_not_store(tmp_path: Path) -> None:
 def test_default_workers_follow_the_cores(monkeypatch: pytest.MonkeyPatch, cpus: int | None, expected: int) -> None:
     monkeypatch.setattr("os.cpu_count", lambda: cpus)
     assert default_workers() == expected
+
+
+def test_traces_receive_with_workers_from_the_command_line(tmp_path: Path) -> None:
+    """The console command spawns its workers, stores what it answered 200 for and says how many."""
+    import os
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    db = tmp_path / "cli.duckdb"
+    exe = shutil.which("agentchaos", path=os.path.dirname(sys.executable)) or "agentchaos"
+    proc = subprocess.Popen([exe, "traces", "receive", "--db", str(db), "--port", "0", "--seconds", "8",
+                             "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "300"})
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    m = re.search(r"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=(\S+)", line)
+    assert m, line
+    statuses = _post_all(m.group(1), [(pb_request(6, trace_byte=0x70 + i), PB) for i in range(4)])
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert statuses == [200] * 4
+    assert "received 24 spans" in out
+    assert len(stored_ids(db)) == 24

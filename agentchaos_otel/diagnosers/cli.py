@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 from agentchaos_otel.cli_errors import entry, fail, typer_app, usage
 from agentchaos_otel.diagnosers.base import CONFIDENCE_MIN, Diagnoser
 from agentchaos_otel.diagnosers.baseline import TextOnlyDiagnoser
-from agentchaos_otel.diagnosers.driver import EXECUTORS, diagnose_store, is_simulated
+from agentchaos_otel.diagnosers.driver import EXECUTORS, default_workers, diagnose_store, is_simulated
 from agentchaos_otel.diagnosers.evaluate import evaluate, evaluation_set
 from agentchaos_otel.diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, train
 from agentchaos_otel.diagnosers.render import diagnoses_json, diagnoses_table, print_scores, scores_json
@@ -107,6 +107,8 @@ def run(
                                           "workers (each reads FILE itself)")] = "local",
     ray_address: Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to join (default: "
                                                     "start a local one)")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="local processes to map episode "
+                                                "chunks over (default: one per core, at most 4)")] = None,
 ) -> None:
     """Diagnose every failed episode (or score the diagnosers against ground truth with --evaluate)."""
     if method not in METHODS:
@@ -148,7 +150,8 @@ def run(
         # Streamed chunk by chunk: memory holds one chunk of episodes, not the store.
         result = diagnose_store(file, diagnoser, tasks=task or (), conditions=condition or (),
                                 trace_ids=trace_id or None, include_success=include_success,
-                                executor=executor, ray_address=ray_address, min_confidence=min_confidence)
+                                executor=executor, ray_address=ray_address, min_confidence=min_confidence,
+                                workers=default_workers() if workers is None else workers)
         diagnoses, simulated = result.diagnoses, result.simulated
         if write and diagnoses:
             write_diagnoses(file, diagnoses)

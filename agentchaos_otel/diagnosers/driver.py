@@ -93,12 +93,46 @@ def _map_ray(path: str, trace_ids: Sequence[str] | None, where: str | None, diag
                         for ids in groups])
 
 
+MAX_DEFAULT_WORKERS = 4
+
+
+def default_workers() -> int:
+    """Processes a local diagnosis maps its chunks over: one per core, at most ``MAX_DEFAULT_WORKERS``."""
+    return max(1, min(os.cpu_count() or 1, MAX_DEFAULT_WORKERS))
+
+
+def _map_processes(path: str, trace_ids: Sequence[str] | None, where: str | None, diagnoser: Diagnoser,
+                   include_success: bool, min_confidence: float, chunk_spans: int,
+                   workers: int) -> list[tuple[Keyed, int, bool]] | None:
+    """Chunks diagnosed in ``workers`` local processes, each reading the file; None for a one-chunk store.
+
+    Loading episodes and applying the rules is Python work that holds the interpreter lock, so
+    one process uses one core. Processes are spawned: a forked copy of a lock held by another
+    thread would never be released in the child.
+    """
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    from itertools import repeat
+
+    groups = _chunk_trace_ids(path, trace_ids, chunk_spans)
+    if len(groups) < 2:
+        return None
+    n = len(groups)
+    with ProcessPoolExecutor(max_workers=min(workers, n), mp_context=mp.get_context("spawn")) as pool:
+        return list(pool.map(_chunk_job, repeat(path, n), groups, repeat(where, n), repeat(diagnoser, n),
+                             repeat(include_success, n), repeat(min_confidence, n)))
+
+
 def diagnose_store(path: str | os.PathLike[str], diagnoser: Diagnoser, *, tasks: Sequence[str] = (),
                    conditions: Sequence[str] = (), trace_ids: Sequence[str] | None = None,
                    include_success: bool = False, executor: str = "local", ray_address: str | None = None,
-                   chunk_spans: int = DEFAULT_CHUNK_SPANS, min_confidence: float = CONFIDENCE_MIN
-                   ) -> StoreDiagnosis:
-    """Diagnose every failed (or, with ``include_success``, every) episode of a store."""
+                   chunk_spans: int = DEFAULT_CHUNK_SPANS, min_confidence: float = CONFIDENCE_MIN,
+                   workers: int = 1) -> StoreDiagnosis:
+    """Diagnose every failed (or, with ``include_success``, every) episode of a store.
+
+    ``workers`` > 1 maps the store's chunks over that many local processes (``executor`` local);
+    the result is the same as in one process, in the same order.
+    """
     if executor not in EXECUTORS:
         raise DiagnoseError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
     path = str(path)
@@ -107,10 +141,14 @@ def diagnose_store(path: str | os.PathLike[str], diagnoser: Diagnoser, *, tasks:
     where = where_clause(tasks, conditions)
     ids = list(trace_ids) if trace_ids else None
     try:
+        parts = None
         if executor == "ray":
             parts = _map_ray(os.path.abspath(path), ids, where, diagnoser, include_success, min_confidence,
                              chunk_spans, ray_address)
-        else:
+        elif workers > 1:
+            parts = _map_processes(os.path.abspath(path), ids, where, diagnoser, include_success, min_confidence,
+                                   chunk_spans, workers)
+        if parts is None:
             parts = [_diagnose_chunk(diagnoser, keyed, include_success, min_confidence)
                      for keyed in iter_keyed_chunks(path, blind=True, trace_ids=ids, where=where,
                                                     chunk_spans=chunk_spans,

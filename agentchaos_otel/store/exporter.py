@@ -17,8 +17,9 @@ column (``store/columns.py``: only rows a rule could change go through ``redact_
 batch goes to DuckDB as one Arrow table, deduplicated by the primary key (``db.insert_new_spans``).
 The conversion runs in the batch processor's thread under ``db.short_switches``, so an agent
 thread waiting for the GIL gets it after a tenth of a millisecond (plus the C call under way)
-instead of the interpreter's 5 ms. (Building the Arrow arrays from Python lists is the part that
-still delays a waiting thread most: measured, not yet avoided.)
+instead of the interpreter's 5 ms. Long C calls defeat that, so they are kept short: Arrow
+columns are built in chunks with hand-offs between them (``handoff.py``), the key-uniqueness
+set is built only after DuckDB refuses a duplicate key, and a batch is freed column by column.
 """
 
 from __future__ import annotations

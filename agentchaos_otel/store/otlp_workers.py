@@ -21,6 +21,7 @@ import itertools
 import logging
 import multiprocessing as mp
 import os
+import signal
 import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -126,6 +127,8 @@ def worker_main(sock: socket.socket, conn: Connection, read_timeout_s: float, st
     from agentchaos_otel import redact
     from agentchaos_otel.store.otlp_receiver import _Handler, _Server
 
+    # Ctrl-C reaches the whole process group: the receiver's process decides when workers stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for value in secrets:
         redact.remember(value)
 
