@@ -8,8 +8,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from agentchaos_otel.diagnosers.cli import app as diagnose_app
-from agentchaos_otel.diagnosers.driver import default_workers, diagnose_store
+from agentchaos_otel.diagnosers.driver import diagnose_store
 from agentchaos_otel.diagnosers.rules import RuleDiagnoser
+from agentchaos_otel.scale.local import processes_per_core as default_workers
 from agentchaos_otel.store.db import open_store
 from tests.scale_builders import scale_store
 

@@ -20,13 +20,14 @@ from typer.core import TyperGroup
 from agentchaos_otel.cli_errors import entry, fail, typer_app, usage
 from agentchaos_otel.diagnosers.base import CONFIDENCE_MIN, Diagnoser
 from agentchaos_otel.diagnosers.baseline import TextOnlyDiagnoser
-from agentchaos_otel.diagnosers.driver import EXECUTORS, default_workers, diagnose_store, is_simulated
+from agentchaos_otel.diagnosers.driver import EXECUTORS, diagnose_store, is_simulated
 from agentchaos_otel.diagnosers.evaluate import evaluate, evaluation_set
 from agentchaos_otel.diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, train
 from agentchaos_otel.diagnosers.render import diagnoses_json, diagnoses_table, print_scores, scores_json
 from agentchaos_otel.diagnosers.rules import RuleDiagnoser
 from agentchaos_otel.diagnosers.tracefile import DiagnoseError, load, write_diagnoses
 from agentchaos_otel.diagnosers.truth import read_labels, resolve
+from agentchaos_otel.scale.local import processes_per_core
 from agentchaos_otel.scale.ray_session import RayUnavailable
 from agentchaos_otel.store.model import EpisodeTrace
 
@@ -151,7 +152,7 @@ def run(
         result = diagnose_store(file, diagnoser, tasks=task or (), conditions=condition or (),
                                 trace_ids=trace_id or None, include_success=include_success,
                                 executor=executor, ray_address=ray_address, min_confidence=min_confidence,
-                                workers=default_workers() if workers is None else workers)
+                                workers=processes_per_core() if workers is None else workers)
         diagnoses, simulated = result.diagnoses, result.simulated
         if write and diagnoses:
             write_diagnoses(file, diagnoses)

@@ -93,14 +93,6 @@ def _map_ray(path: str, trace_ids: Sequence[str] | None, where: str | None, diag
                         for ids in groups])
 
 
-MAX_DEFAULT_WORKERS = 4
-
-
-def default_workers() -> int:
-    """Processes a local diagnosis maps its chunks over: one per core, at most ``MAX_DEFAULT_WORKERS``."""
-    return max(1, min(os.cpu_count() or 1, MAX_DEFAULT_WORKERS))
-
-
 def _map_processes(path: str, trace_ids: Sequence[str] | None, where: str | None, diagnoser: Diagnoser,
                    include_success: bool, min_confidence: float, chunk_spans: int,
                    workers: int) -> list[tuple[Keyed, int, bool]] | None:

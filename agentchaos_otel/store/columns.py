@@ -197,10 +197,6 @@ class SpanBatch:
                 slices = Slices()  # else pyarrow keeps a waiting agent thread out (see handoff.py)
                 for c in COLUMNS:
                     values, kind = self.columns[c], sch.field(c).type
-                    if n <= ARROW_CHUNK:
-                        arrays.append(pa.array(values, kind))
-                        slices.tick()
-                        continue
                     chunks = []
                     for i in range(0, n, ARROW_CHUNK):
                         chunks.append(pa.array(values[i:i + ARROW_CHUNK], kind))

@@ -374,16 +374,6 @@ def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, A
         bulk_execute(conn, _SPAN_INSERT_NEW_ONLY, schema.SPAN_COLUMNS,
                      [[r.get(c) for c in schema.SPAN_COLUMNS] for r in rows])
         return
-    insert_span_table(conn, table, in_transaction=in_transaction)
-
-
-def insert_span_table(conn: duckdb.DuckDBPyConnection, table: Any, *, in_transaction: bool = False) -> None:
-    """Insert an Arrow table in `spans` layout (unique keys); keys already stored are skipped.
-
-    ``insert_new_spans`` first, and ``insert_spans_skipping_stored`` when a key is stored
-    already. Inside the caller's own transaction (``in_transaction``) a failed statement would
-    abort it, so there the second is used at once.
-    """
     if not in_transaction and insert_new_spans(conn, table):
         return
     insert_spans_skipping_stored(conn, table)

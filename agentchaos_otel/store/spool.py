@@ -10,7 +10,9 @@ A load takes the spool whole: under the lock it reads the rows and renames the f
 ``<spool>.loading.<pid>.<n>``, then lets go, so appends (the OTLP receiver journals every request
 here) go on into a new spool while the rows are inserted. The loading file is deleted once the
 rows are stored, and appended back to the spool if storing them failed. One left by a process
-that died meanwhile is taken over by the next load; ``exists`` and the summary count it as spooled.
+that died is taken over by the first load of the next ``Spool`` of the store (a process's
+first, so a restarted exporter or receiver finds it; later loads list the directory only when
+this process left one behind); ``exists`` and the summary count it as spooled.
 """
 
 from __future__ import annotations
@@ -103,9 +105,16 @@ class Spool:
         # decoding it again cost as much as the load. A load uses them only when the file holds
         # exactly that text, so a line anyone else wrote is always read from the file.
         self._mine: tuple[list[str], list[dict[str, Any]]] | None = None
+        # Whether loading files nobody works on may lie around: at first, and after a failed
+        # put-back. Listing the directory on every load would cost each batch a directory scan.
+        self._orphans_due = True
 
     def exists(self) -> bool:
-        return self.path.exists() or bool(self.loading_files())
+        if self.path.exists():
+            return True
+        if self._orphans_due and not self._orphans():
+            self._orphans_due = False  # none now; the next is one this process leaves (put-back)
+        return self._orphans_due
 
     def loading_files(self) -> list[Path]:
         """Rows taken by a load and not yet stored (this process's or another's)."""
@@ -213,7 +222,7 @@ class Spool:
                     texts.append(text)
             else:
                 self._mine = None
-        for orphan in self._orphans():
+        for orphan in self._orphans() if self._orphans_due else ():
             dst = self._take(orphan)
             if dst is None:
                 continue
@@ -224,6 +233,7 @@ class Spool:
                     _loading_here.discard(str(dst))
                 continue
             taken.append(dst)
+        self._orphans_due = False
         if not taken:
             yield []
             return
@@ -270,6 +280,7 @@ class Spool:
                 os.fsync(f.fileno())
                 self._mine = None
         except OSError as exc:  # the loading files stay: the next load of this process takes them
+            self._orphans_due = True
             logger.error("%s: could not put claimed rows back (%s); kept in %s", self.path, exc,
                          ", ".join(str(p) for p in taken))
             return
