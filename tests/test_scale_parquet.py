@@ -15,11 +15,14 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from agentchaos_otel.campaign.measures import STEP_KEYS
+from agentchaos_otel.campaign.report import build, load_corpus, to_json
 from agentchaos_otel.cli.main import app as agentchaos_app
 from agentchaos_otel.diagnosers.cli import app as diagnose_app
 from agentchaos_otel.store import schema
 from agentchaos_otel.store.db import StoreError, open_store
 from agentchaos_otel.store.episodes import load_episodes, load_ground_truth
+from agentchaos_otel.store.model import EpisodeTrace
 from agentchaos_otel.store.otlp_receiver import OTLPReceiver
 from agentchaos_otel.store.parquet import ParquetSpanSink, export_store, partition_of
 from tests.scale_builders import scale_store
@@ -74,6 +77,19 @@ def test_diagnose_and_report_commands_read_the_directory_unchanged(pair: tuple[P
     rep_file = json.loads(_run(agentchaos_app, ["report", str(db), "--json", "--resamples", "50"]))
     rep_dir = json.loads(_run(agentchaos_app, ["report", str(data), "--json", "--resamples", "50"]))
     assert rep_file["episodes"] > 50 and rep_dir == rep_file
+
+
+def test_report_loads_projected_steps_from_the_directory(pair: tuple[Path, Path]) -> None:
+    """The report's load (``measures.STEP_KEYS`` per step) gives the full load's report on a dataset."""
+    db, data = pair
+    projected = load_corpus(data)
+    assert projected == load_corpus(db) and any(e.triggered for e in projected)
+    assert all(not s.events and s.attributes.keys() <= STEP_KEYS for e in projected for s in e.steps)
+
+    def report(episodes: list[EpisodeTrace]) -> str:
+        return json.dumps(to_json(build(episodes, resamples=50)), sort_keys=True, default=str)
+
+    assert report(projected) == report(load_episodes(data, blind=False))
 
 
 def test_predict_reads_the_directory_unchanged(pair: tuple[Path, Path]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import httpx2
@@ -17,10 +18,12 @@ from agentchaos_otel.inject.tools import ToolFaultInjector
 from agentchaos_otel.inject.transport import ChaosTransport
 from agentchaos_otel.plans.plan import from_fault_names
 from agentchaos_otel.sim.server import SimulatedModelServer
+from agentchaos_otel.store import episodes as E
+from agentchaos_otel.store.chunks import chunked_store
 from agentchaos_otel.store.db import StoreError, open_store
 from agentchaos_otel.store.episodes import load_episodes, load_ground_truth
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.store.model import FaultLabel
+from agentchaos_otel.store.model import EpisodeTrace, FaultLabel
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 from tests.test_store_support import Step, emit_episode, provider
 
@@ -95,6 +98,64 @@ def test_ground_truth_only_changed(store: tuple[Path, dict[str, str]]) -> None:
     assert set(gt) == {ids["a"]}
     ((label,),) = gt.values()
     assert (label.step, label.fault_type, label.target) == (1, "timeout", "tool_result")
+
+
+# Ground truth, an observable signal, a key only some steps carry, one no step carries.
+PROJECTED = {A.FAULT_TYPE, A.FAULT_CHANGED, A.ORIGINAL_DIGEST, A.TOOL_RESULT_IS_ERROR, "no.such.key"}
+
+
+def _without_steps(eps: list[EpisodeTrace]) -> list[EpisodeTrace]:
+    return [dataclasses.replace(e, steps=()) for e in eps]
+
+
+def test_projected_steps_carry_only_the_asked_keys_and_no_events(store: tuple[Path, dict[str, str]]) -> None:
+    db, ids = store
+    full = load_episodes(db, blind=False)
+    projected = load_episodes(db, blind=False, step_keys=PROJECTED)
+    assert _without_steps(projected) == _without_steps(full)  # roots, with their attributes, whole
+    assert any(s.events for e in full for s in e.steps)
+    for f, p in zip(full, projected, strict=True):
+        for fs, ps in zip(f.steps, p.steps, strict=True):
+            assert ps.attributes == {k: v for k, v in fs.attributes.items() if k in PROJECTED}
+            assert ps.events == []
+            assert dataclasses.replace(ps, attributes={}, events=[]) == dataclasses.replace(fs, attributes={},
+                                                                                            events=[])
+    a = next(e for e in projected if e.trace_id == ids["a"])
+    llm, tool, noop = a.steps
+    assert A.FAULT_CHANGED not in llm.attributes and llm.get(A.FAULT_CHANGED, True) is True  # absent, not None
+    assert tool.get(A.FAULT_CHANGED) is True and noop.get(A.FAULT_CHANGED) is False
+    assert tool.get(A.ORIGINAL_DIGEST) == "abc" and tool.get(A.TOOL_RESULT_IS_ERROR) is True
+    assert all("no.such.key" not in s.attributes for e in projected for s in e.steps)
+    assert [s.attributes for e in load_episodes(db, blind=False, step_keys=()) for s in e.steps] == [
+        {} for e in full for s in e.steps]
+
+
+def test_projected_steps_are_blinded_too(store: tuple[Path, dict[str, str]]) -> None:
+    db, ids = store
+    blind = load_episodes(db, step_keys=PROJECTED)
+    assert blind == [e.blind() for e in load_episodes(db, blind=False, step_keys=PROJECTED)]
+    assert _without_steps(blind) == _without_steps(load_episodes(db))
+    assert not any(A.is_ground_truth(k) for e in blind for s in e.steps for k in s.attributes)
+    (a,) = [e for e in blind if e.trace_id == ids["a"]]
+    assert [s.attributes for s in a.steps] == [{}, {A.TOOL_RESULT_IS_ERROR: True}, {}]
+    assert a.faults() == []
+
+
+def test_projection_through_the_careful_path_and_unquotable_keys(store: tuple[Path, dict[str, str]]) -> None:
+    db, _ = store
+    with chunked_store(db) as chunks:
+        chunks.plan()
+        (number,) = chunks.chunks()
+        rows = E._step_tuples(chunks.load_chunk(number), None, sql=E._step_sql(PROJECTED))
+    odd = [(r[0], str(r[1]), *r[2:]) for r in rows]  # a step number as text: not the fast path's types
+    for blind in (False, True):
+        fast = E._step_records(rows, blind, projected=True)
+        assert E._step_records(odd, blind, projected=True) == fast
+        expected = load_episodes(db, blind=blind, step_keys=PROJECTED)
+        assert {t: tuple(steps) for t, steps in fast.items()} == {e.trace_id: e.steps for e in expected if e.steps}
+    for bad in ('say "hi"', "it's"):
+        with pytest.raises(ValueError, match="JSON path"):
+            load_episodes(db, step_keys={A.FAULT_TYPE, bad})
 
 
 def test_core_stack_round_trip(tmp_path: Path, mode_server: SimulatedModelServer) -> None:

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from agentchaos_otel import stats
 from agentchaos_otel.campaign import published as P
-from agentchaos_otel.campaign.measures import CLEAN, DEFAULT_RESAMPLES, StudyMeasures, compute_all
+from agentchaos_otel.campaign.measures import CLEAN, DEFAULT_RESAMPLES, STEP_KEYS, StudyMeasures, compute_all
 from agentchaos_otel.stats import Estimate, Rate
 from agentchaos_otel.store.model import EpisodeTrace
 
@@ -28,7 +28,11 @@ class ReportError(ValueError):
 
 
 def load_corpus(db: str | Path) -> list[EpisodeTrace]:
-    """Every stored episode with its ground truth (the report is evaluation code)."""
+    """Every stored episode with its ground truth (the report is evaluation code).
+
+    Steps carry only the attributes the measures read (``measures.STEP_KEYS``) and no events:
+    the whole corpus is held at once, and full steps made a 100k-episode report need 8 GB.
+    """
     path = Path(db)
     if not path.exists():
         raise ReportError(f"no such trace file: {path}")
@@ -42,7 +46,7 @@ def load_corpus(db: str | Path) -> list[EpisodeTrace]:
     except ImportError as exc:  # the store is optional at import time only during development
         raise ReportError(f"the trace store is not available: {exc}") from None
     try:
-        return list(load_episodes(str(path), blind=False))
+        return list(load_episodes(str(path), blind=False, step_keys=STEP_KEYS))
     except ReportError:
         raise
     except Exception as exc:  # duckdb raises its own exception tree for non-database files

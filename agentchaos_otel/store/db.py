@@ -26,7 +26,7 @@ import duckdb
 import numpy as np
 
 from agentchaos_otel.handoff import hand_off
-from agentchaos_otel.store import schema
+from agentchaos_otel.store import schema, template
 from agentchaos_otel.store.columns import SpanBatch
 
 DB_ENV = "AGENTCHAOS_DB"
@@ -209,6 +209,8 @@ def connect(path: str | os.PathLike[str], read_only: bool = True, *,
             parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"{p}: cannot create directory ({exc.strerror})") from None
+    if not Path(p).exists():  # a new store: a copy of the empty one, not DDL (store/template.py)
+        template.create_from_template(p, _TEMPLATE_KEY, _create_empty)
     conn = _open(p, False, timeout_s)
     try:
         ensure_schema(conn)
@@ -219,6 +221,20 @@ def connect(path: str | os.PathLike[str], read_only: bool = True, *,
         conn.close()
         raise StoreError(f"{p}: cannot initialise ({_one_line(exc)})") from None
     return conn
+
+
+# Computed once: the layout cannot change while the process runs.
+_TEMPLATE_KEY = template.template_key(schema.SCHEMA_VERSION, schema.SPANS_DDL, schema.VERSION_DDL,
+                                      schema.STORE_APP, schema.views_digest())
+
+
+def _create_empty(path: str) -> None:
+    """An empty store made from DDL and closed (checkpointed): what templates are copies of."""
+    conn = _open(path, False, 5.0)
+    try:
+        ensure_schema(conn)
+    finally:
+        conn.close()
 
 
 @contextmanager

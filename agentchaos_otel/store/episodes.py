@@ -2,6 +2,10 @@
 
 Blinding is on by default so a consumer that forgets about ground truth cannot read it by
 accident; evaluation code asks for `blind=False` or uses `load_ground_truth`.
+
+A consumer that reads only a few step attributes (the report) names them (``step_keys``): each
+step then carries only those, picked out in DuckDB, and no events, so the whole corpus can be
+held in memory and Python parses a few values per step instead of every attribute.
 """
 
 from __future__ import annotations
@@ -11,12 +15,13 @@ import os
 import queue
 import threading
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 import duckdb
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.store import schema
 from agentchaos_otel.store.chunks import DEFAULT_CHUNK_SPANS, chunked_store
 from agentchaos_otel.store.db import StoreError, open_store
 from agentchaos_otel.store.model import EpisodeTrace, FaultLabel, StepRecord, drop_ground_truth
@@ -35,8 +40,28 @@ def _parse(value: Any, default: Any) -> Any:
 
 _EPISODE_SQL = ("SELECT trace_id, span_id, task_id, condition, seed, success, attributes, start_ns, {wanted} "
                 "FROM episodes WHERE TRUE")
-_STEP_SQL = ("SELECT trace_id, step, span_id, kind, name, start_ns, end_ns, status_code, error_type, "
-             "attributes, events FROM steps")
+_STEP_COLUMNS = "trace_id, step, span_id, kind, name, start_ns, end_ns, status_code, error_type"
+_STEP_SQL = f"SELECT {_STEP_COLUMNS}, attributes, events FROM steps"
+
+
+def _step_sql(step_keys: Collection[str] | None) -> str:
+    """The step SELECT: every attribute and event, or only the attributes ``step_keys`` names.
+
+    The projection is one JSON object of those keys, built in DuckDB from one parse of each
+    step's attributes (a list of paths is one parse; one ``->`` per key would parse the document
+    once per key). A key the step lacks comes as JSON null, which ``_step_records`` drops. No
+    events are selected. A key that cannot be quoted in a JSON path (a quote character in it)
+    raises ValueError; the others also make safe SQL literals, having no quote.
+    """
+    if step_keys is None:
+        return _STEP_SQL
+    keys = sorted(set(step_keys))
+    if not keys:
+        return f"SELECT {_STEP_COLUMNS}, NULL::JSON AS attributes, NULL::JSON AS events FROM steps"
+    paths = ", ".join(schema.jpath(k) for k in keys)
+    pairs = ", ".join(f"'{k}', _p[{i}]" for i, k in enumerate(keys, 1))
+    return (f"SELECT {_STEP_COLUMNS}, json_object({pairs}) AS attributes, NULL::JSON AS events "
+            f"FROM (SELECT *, json_extract(attributes, [{paths}]) AS _p FROM steps)")
 
 
 def _episode_rows(conn: duckdb.DuckDBPyConnection, where: str | None,
@@ -47,8 +72,7 @@ def _episode_rows(conn: duckdb.DuckDBPyConnection, where: str | None,
 
 
 def _step_tuples(conn: duckdb.DuckDBPyConnection, trace_ids: list[str] | None,
-                 first_only: bool = False) -> list[tuple[Any, ...]]:
-    sql = _STEP_SQL
+                 first_only: bool = False, sql: str = _STEP_SQL) -> list[tuple[Any, ...]]:
     params: list[Any] = []
     if trace_ids is not None:  # a hash semi-join; list_contains would scan the list per row
         sql += " WHERE trace_id IN (SELECT unnest(?::VARCHAR[]))"
@@ -58,18 +82,30 @@ def _step_tuples(conn: duckdb.DuckDBPyConnection, trace_ids: list[str] | None,
     return conn.execute(sql + " ORDER BY trace_id, step, start_ns, span_id", params).fetchall()
 
 
-def _step_record(row: tuple[Any, ...]) -> StepRecord:
+def _present(attributes: dict[str, Any]) -> dict[str, Any]:
+    """A projected step's attributes without the asked-for keys it lacks (JSON null in the object).
+
+    OTel attribute values are never null, and ``StepRecord.get(key, default)`` must give the
+    default for a key the step does not carry, as it does on a full load.
+    """
+    return {k: v for k, v in attributes.items() if v is not None}
+
+
+def _step_record(row: tuple[Any, ...], projected: bool = False) -> StepRecord:
     _, step, span_id, kind, name, start, end, status, err, attrs, events = row
+    a = _parse(attrs, {})
     return StepRecord(int(step), span_id, kind, name or "", int(start or 0), int(end or start or 0),
-                      status or "UNSET", err, _parse(attrs, {}), _parse(events, []))
+                      status or "UNSET", err, _present(a) if projected else a, _parse(events, []))
 
 
-def _step_records(rows: list[tuple[Any, ...]], blind: bool = False) -> dict[str, list[StepRecord]]:
+def _step_records(rows: list[tuple[Any, ...]], blind: bool = False,
+                  projected: bool = False) -> dict[str, list[StepRecord]]:
     """Rows of ``steps`` as records per trace; the loop every loaded step goes through.
 
     With ``blind``, ground-truth attributes are dropped from the freshly parsed dicts here, so a
     blind step is built once instead of being built and then copied by ``StepRecord.blind``
     (which the record still goes through, as a check that finds nothing left to remove).
+    ``projected`` rows come from ``_step_sql(step_keys)``: their missing keys are dropped.
     """
     out: dict[str, list[StepRecord]] = defaultdict(list)
     loads = json.loads
@@ -77,6 +113,8 @@ def _step_records(rows: list[tuple[Any, ...]], blind: bool = False) -> dict[str,
         for trace_id, step, span_id, kind, name, start, end, status, err, attrs, events in rows:
             start = start or 0
             a = {} if attrs is None else loads(attrs)
+            if projected:
+                a = _present(a)
             ev = [] if events is None or events == "[]" else loads(events)
             record = StepRecord(step, span_id, kind, name or "", start, end or start, status or "UNSET", err,
                                 drop_ground_truth(a) if blind else a, ev)
@@ -86,7 +124,7 @@ def _step_records(rows: list[tuple[Any, ...]], blind: bool = False) -> dict[str,
     except (TypeError, ValueError):  # anything unusual: the careful per-value conversion
         out = defaultdict(list)
         for row in rows:
-            record = _step_record(row)
+            record = _step_record(row, projected)
             out[row[0]].append(record.blind() if blind else record)
     return out
 
@@ -94,23 +132,24 @@ def _step_records(rows: list[tuple[Any, ...]], blind: bool = False) -> dict[str,
 Fetched = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
-def _fetch(conn: duckdb.DuckDBPyConnection, where: str | None, steps_where: str | None = None) -> Fetched:
+def _fetch(conn: duckdb.DuckDBPyConnection, where: str | None, steps_where: str | None = None,
+           steps_sql: str = _STEP_SQL) -> Fetched:
     """The SQL half of a chunk: episode rows and step rows (DuckDB works outside the GIL here)."""
     eps = _episode_rows(conn, where, steps_where)
     if not eps:
         return eps, []
     if steps_where is None:
-        return eps, _step_tuples(conn, sorted({e[0] for e in eps}) if where else None)
+        return eps, _step_tuples(conn, sorted({e[0] for e in eps}) if where else None, sql=steps_sql)
     wanted = {e[0] for e in eps if e[8]}
     others = {e[0] for e in eps if not e[8]} - wanted
-    return eps, (_step_tuples(conn, sorted(wanted)) if wanted else []) + (
-        _step_tuples(conn, sorted(others), first_only=True) if others else [])
+    return eps, (_step_tuples(conn, sorted(wanted), sql=steps_sql) if wanted else []) + (
+        _step_tuples(conn, sorted(others), first_only=True, sql=steps_sql) if others else [])
 
 
-def _build(fetched: Fetched, blind: bool) -> list[tuple[tuple[Any, ...], EpisodeTrace]]:
+def _build(fetched: Fetched, blind: bool, projected: bool = False) -> list[tuple[tuple[Any, ...], EpisodeTrace]]:
     """The Python half: (sort key, episode) for every episode of the chunk."""
     eps, step_rows = fetched
-    steps = _step_records(step_rows, blind)
+    steps = _step_records(step_rows, blind, projected)
     out = []
     for trace_id, span_id, task_id, condition, seed, success, attrs, start_ns, _ in eps:
         attributes = _parse(attrs, {})
@@ -132,7 +171,8 @@ def _error(path: str | os.PathLike[str], exc: duckdb.Error) -> StoreError:
 
 
 def _fetch_chunks(path: str | os.PathLike[str], trace_ids: Sequence[str] | None, where: str | None,
-                  steps_where: str | None, chunk_spans: int, out: queue.Queue[Any], stop: threading.Event) -> None:
+                  steps_where: str | None, steps_sql: str, chunk_spans: int, out: queue.Queue[Any],
+                  stop: threading.Event) -> None:
     """Producer thread: run each chunk's SQL while the consumer builds the previous chunk."""
     try:
         with chunked_store(path) as store:
@@ -145,7 +185,7 @@ def _fetch_chunks(path: str | os.PathLike[str], trace_ids: Sequence[str] | None,
                 for number in numbers:
                     if stop.is_set():
                         return
-                    fetched = _fetch(store.load_chunk(number), where, steps_where)
+                    fetched = _fetch(store.load_chunk(number), where, steps_where, steps_sql)
                     if fetched[0]:
                         out.put(fetched)
             except duckdb.Error as exc:
@@ -161,6 +201,7 @@ _DONE = object()
 
 def iter_keyed_chunks(path: str | os.PathLike[str], *, blind: bool, trace_ids: Sequence[str] | None,
                       where: str | None, chunk_spans: int = DEFAULT_CHUNK_SPANS, steps_where: str | None = None,
+                      step_keys: Collection[str] | None = None,
                       ) -> Iterator[list[tuple[tuple[Any, ...], EpisodeTrace]]]:
     """Chunks of (sort key, episode); sorting all pairs by key gives ``load_episodes``'s order.
 
@@ -171,10 +212,14 @@ def iter_keyed_chunks(path: str | os.PathLike[str], *, blind: bool, trace_ids: S
     will analyse: the others still come, in their place and with their outcome and attributes,
     but carry only their first step (enough to tell what they are, e.g. simulated), so a caller
     that skips successful episodes does not pay for parsing their steps.
+
+    ``step_keys`` (see ``load_episodes``) limits every step to those attributes and no events.
     """
+    steps_sql = _step_sql(step_keys)  # a key that cannot be quoted fails here, before any work
     q: queue.Queue[Any] = queue.Queue(maxsize=1)
     stop = threading.Event()
-    worker = threading.Thread(target=_fetch_chunks, args=(path, trace_ids, where, steps_where, chunk_spans, q, stop),
+    worker = threading.Thread(target=_fetch_chunks,
+                              args=(path, trace_ids, where, steps_where, steps_sql, chunk_spans, q, stop),
                               name="agentchaos-episode-loader", daemon=True)
     worker.start()
     try:
@@ -184,7 +229,7 @@ def iter_keyed_chunks(path: str | os.PathLike[str], *, blind: bool, trace_ids: S
                 return
             if isinstance(item, BaseException):
                 raise item
-            yield _build(item, blind)
+            yield _build(item, blind, step_keys is not None)
     finally:
         stop.set()
         while worker.is_alive():  # unblock a producer waiting on a full queue
@@ -218,7 +263,8 @@ def iter_episodes(path: str | os.PathLike[str], *, blind: bool = True,
 
 
 def load_episodes(path: str | os.PathLike[str], *, blind: bool = True,
-                  trace_ids: Sequence[str] | None = None, where: str | None = None) -> list[EpisodeTrace]:
+                  trace_ids: Sequence[str] | None = None, where: str | None = None,
+                  step_keys: Collection[str] | None = None) -> list[EpisodeTrace]:
     """Episodes in start order, steps in step order.
 
     `where` is an SQL condition over the `episodes` view (e.g. ``condition = 'bursty'``). A trace
@@ -226,9 +272,15 @@ def load_episodes(path: str | os.PathLike[str], *, blind: bool = True,
     becomes one episode with the task id its steps carry, usually None. A trace with several root
     agent spans gives one episode per root, each with all steps of the trace. `path` is a
     traces.duckdb file or a directory of hive-partitioned Parquet (``store/parquet.py``).
+
+    With ``step_keys`` every step carries only those attributes (the ones it has: a missing key
+    is absent, not None) and no events; the episode's own attributes stay whole. A consumer that
+    holds the whole corpus and reads a few step attributes (the report) asks for them, which
+    keeps a step to a few hundred bytes instead of several kilobytes. Blinding still applies.
     """
     keyed = [item for chunk in iter_keyed_chunks(path, blind=blind, trace_ids=trace_ids, where=where,
-                                                 chunk_spans=DEFAULT_CHUNK_SPANS) for item in chunk]
+                                                 chunk_spans=DEFAULT_CHUNK_SPANS, step_keys=step_keys)
+             for item in chunk]
     keyed.sort(key=lambda kv: kv[0])
     return [ep for _, ep in keyed]
 

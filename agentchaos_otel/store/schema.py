@@ -81,14 +81,15 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {1: _add_ex
 
 # --- SQL fragments over the JSON attribute column ---------------------------------------------
 
-def _jpath(key: str) -> str:
+def jpath(key: str) -> str:
+    """A JSON path literal for one attribute name (names hold dots, so the name is quoted)."""
     if "'" in key or '"' in key:
         raise ValueError(f"attribute name cannot be used in a JSON path: {key!r}")
     return f"'$.\"{key}\"'"
 
 
 def _str(*keys: str, col: str = "attributes") -> str:
-    parts = [f"json_extract_string({col}, {_jpath(k)})" for k in keys]
+    parts = [f"json_extract_string({col}, {jpath(k)})" for k in keys]
     return parts[0] if len(parts) == 1 else f"COALESCE({', '.join(parts)})"
 
 
@@ -112,7 +113,7 @@ def _str_list(*keys: str, col: str = "attributes") -> str:
     """A string[] attribute, also accepting a single string (OpenInference finish reason)."""
     parts = []
     for k in keys:
-        p = _jpath(k)
+        p = jpath(k)
         parts.append(
             f"CASE WHEN json_type({col}, {p}) = 'ARRAY' "
             f"THEN from_json(json_extract({col}, {p}), '[\"VARCHAR\"]') "
@@ -157,7 +158,7 @@ def _view_sql() -> dict[str, str]:
     exc_type = (f"list_filter(json_extract_string(events, '$[*].attributes.\"{A.EXCEPTION_TYPE}\"'), "
                 f"lambda x: x IS NOT NULL)[1]")
     error_type = f"COALESCE(r.a_error_type, CASE WHEN r.status_code = 'ERROR' THEN {exc_type} END)"
-    paths = ", ".join(_jpath(k) for k in _SPAN_KEYS)
+    paths = ", ".join(jpath(k) for k in _SPAN_KEYS)
     views: dict[str, str] = {}
 
     # Every span with its role and the attributes every view reads; the base of all other views.
