@@ -141,6 +141,18 @@ def test_projected_steps_are_blinded_too(store: tuple[Path, dict[str, str]]) -> 
     assert a.faults() == []
 
 
+def test_projected_steps_share_their_repeated_strings(store: tuple[Path, dict[str, str]]) -> None:
+    db, _ = store
+    steps = [s for e in load_episodes(db, blind=False, step_keys=PROJECTED) for s in e.steps]
+    full = [s for e in load_episodes(db, blind=False) for s in e.steps]
+    for field in ("kind", "status_code"):
+        values = [getattr(s, field) for s in steps]
+        assert len({id(v) for v in values}) == len(set(values)) < len(values)  # one object per value
+    keys = [k for s in steps for k in s.attributes if k == A.FAULT_TYPE]
+    assert len(keys) > 1 and len({id(k) for k in keys}) == 1
+    assert len({id(k) for s in full for k in s.attributes if k == A.FAULT_TYPE}) > 1  # the full load does not
+
+
 def test_projection_through_the_careful_path_and_unquotable_keys(store: tuple[Path, dict[str, str]]) -> None:
     db, _ = store
     with chunked_store(db) as chunks:

@@ -82,20 +82,28 @@ def _step_tuples(conn: duckdb.DuckDBPyConnection, trace_ids: list[str] | None,
     return conn.execute(sql + " ORDER BY trace_id, step, start_ns, span_id", params).fetchall()
 
 
-def _present(attributes: dict[str, Any]) -> dict[str, Any]:
+def _present(attributes: dict[str, Any], shared: dict[Any, Any]) -> dict[str, Any]:
     """A projected step's attributes without the asked-for keys it lacks (JSON null in the object).
 
     OTel attribute values are never null, and ``StepRecord.get(key, default)`` must give the
-    default for a key the step does not carry, as it does on a full load.
+    default for a key the step does not carry, as it does on a full load. A projected load is
+    held whole (the report), so keys and string values are shared through ``shared``, one object
+    per distinct string of a chunk: the JSON parser makes new key strings for every step, and
+    they were the largest part of a held step.
     """
-    return {k: v for k, v in attributes.items() if v is not None}
+    one = shared.setdefault
+    return {one(k, k): one(v, v) if type(v) is str else v for k, v in attributes.items() if v is not None}
 
 
-def _step_record(row: tuple[Any, ...], projected: bool = False) -> StepRecord:
+def _step_record(row: tuple[Any, ...], shared: dict[Any, Any] | None = None) -> StepRecord:
+    """The careful conversion of one step row; ``shared`` (a projected load) as in ``_present``."""
     _, step, span_id, kind, name, start, end, status, err, attrs, events = row
     a = _parse(attrs, {})
+    if shared is not None:
+        a = _present(a, shared)
+        kind, name, status = (shared.setdefault(v, v) for v in (kind, name, status))
     return StepRecord(int(step), span_id, kind, name or "", int(start or 0), int(end or start or 0),
-                      status or "UNSET", err, _present(a) if projected else a, _parse(events, []))
+                      status or "UNSET", err, a, _parse(events, []))
 
 
 def _step_records(rows: list[tuple[Any, ...]], blind: bool = False,
@@ -109,12 +117,15 @@ def _step_records(rows: list[tuple[Any, ...]], blind: bool = False,
     """
     out: dict[str, list[StepRecord]] = defaultdict(list)
     loads = json.loads
+    shared: dict[Any, Any] | None = {} if projected else None
+    one = (shared if shared is not None else {}).setdefault
     try:  # fast path: JSON columns arrive as text, numbers as ints
         for trace_id, step, span_id, kind, name, start, end, status, err, attrs, events in rows:
             start = start or 0
             a = {} if attrs is None else loads(attrs)
-            if projected:
-                a = _present(a)
+            if shared is not None:
+                a = _present(a, shared)
+                kind, name, status = one(kind, kind), one(name, name), one(status, status)
             ev = [] if events is None or events == "[]" else loads(events)
             record = StepRecord(step, span_id, kind, name or "", start, end or start, status or "UNSET", err,
                                 drop_ground_truth(a) if blind else a, ev)
@@ -124,7 +135,7 @@ def _step_records(rows: list[tuple[Any, ...]], blind: bool = False,
     except (TypeError, ValueError):  # anything unusual: the careful per-value conversion
         out = defaultdict(list)
         for row in rows:
-            record = _step_record(row, projected)
+            record = _step_record(row, shared)
             out[row[0]].append(record.blind() if blind else record)
     return out
 
