@@ -3,8 +3,10 @@
 Run: ``python -m benchmarks.bench_analysis [--quick] [--sizes 1000,10000,100000] [--json OUT]``
 
 Each job is its own process, timed by wall clock, with its peak resident memory read from the
-kernel (``os.wait4`` rusage, ``ru_maxrss``; Linux includes the forking driver's memory, so the
-driver builds files in a child and stays small, its own peak given as ``driver_rss_mb``):
+kernel (``os.wait4`` rusage, ``ru_maxrss``). Linux counts the memory of the process that forked a
+job in the job's peak, and the driver may be large (``python -m benchmarks all`` runs the export
+and receiver benchmarks in it first), so every job is started and measured by a fresh launcher
+process (``--measure``), whose own peak is the floor of every figure (``launcher_rss_mb``):
 
 - ``diagnose``: ``agentchaos diagnose FILE --no-write --json`` (rule-based, failed episodes; as the
   command runs by default, one process per core, and the CPU time counts all of them);
@@ -51,8 +53,16 @@ def _commands(path: Path) -> dict[str, list[str]]:
     }
 
 
+def measured(cmd: list[str]) -> dict[str, float]:
+    """``measure(cmd)``, run by a fresh launcher process so that the driver's size stays out of it."""
+    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_analysis", "--measure", json.dumps(cmd)],
+                         check=True, capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def measure(cmd: list[str]) -> dict[str, float]:
-    """Wall seconds, CPU seconds and peak RSS (MB) of one command run to completion."""
+    """Wall seconds, CPU seconds and peak RSS (MB) of one command run to completion, and this
+    process's own peak RSS (the floor the kernel includes in the command's)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             cwd=Path(__file__).resolve().parent.parent)
@@ -62,7 +72,8 @@ def measure(cmd: list[str]) -> dict[str, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {err.strip()[-500:]}")
-    return {"seconds": wall, "cpu_seconds": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
+    return {"seconds": wall, "cpu_seconds": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024,
+            "launcher_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def _row(figure: str, value: float, unit: str, baseline: str, baseline_value: float | None,
@@ -82,13 +93,11 @@ def run(quick: bool = False, sizes: tuple[int, ...] | None = None, cache: Path =
     results: dict[int, dict[str, dict[str, float]]] = {}
     rows: list[dict[str, Any]] = []
     for n in sizes:
-        # Built in a child: Linux counts a forked child's pre-exec memory in its peak RSS, so this
-        # process stays small (its RSS is the floor of every figure, recorded as driver_rss_mb).
         code = ("from pathlib import Path; from benchmarks.analysis_corpus import build; "
                 f"build(Path({str(cache)!r}), {n})")
         subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parent.parent)
         path = cache / f"episodes_{n}.duckdb"
-        results[n] = {job: measure(cmd) for job, cmd in _commands(path).items()}
+        results[n] = {job: measured(cmd) for job, cmd in _commands(path).items()}
         base = results[n]["baseline"]
         for job in ("diagnose", "features", "report"):
             m = results[n][job]
@@ -99,7 +108,7 @@ def run(quick: bool = False, sizes: tuple[int, ...] | None = None, cache: Path =
             rows.append(_row(f"{job}{note}, {_label(n)} episodes: time", m["seconds"], "s",
                              "read every span via DuckDB fetchall", base["seconds"], target, holds,
                              cpu_seconds=round(m["cpu_seconds"], 2), episodes=n, simulated=True,
-                             driver_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+                             launcher_rss_mb=round(m["launcher_rss_mb"])))
             rows.append(_row(f"{job}{note}, {_label(n)} episodes: peak RSS", m["rss_mb"], "MB",
                              "read every span via DuckDB fetchall", base["rss_mb"], "bounded / linear", None,
                              episodes=n, simulated=True))
@@ -127,7 +136,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true", help=f"sizes {QUICK_SIZES} instead of {FULL_SIZES}")
     ap.add_argument("--sizes", default=None, help="comma list of episode counts")
     ap.add_argument("--json", default=None, help="also write the rows here")
+    ap.add_argument("--measure", default=None, metavar="JSON_COMMAND",
+                    help="(internal) run one command given as a JSON list and print its measures as JSON")
     args = ap.parse_args(argv)
+    if args.measure:
+        print(json.dumps(measure(json.loads(args.measure))))
+        return
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None
     print("SIMULATED episodes (tests.support.synthetic); times are wall clock on this machine")
     rows = run(args.quick, sizes)

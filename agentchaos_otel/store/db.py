@@ -163,6 +163,7 @@ def connect(path: str | os.PathLike[str], read_only: bool = True, *,
     A directory is a Parquet span dataset: readers get it as one in-memory store, writers (of
     derived tables) get its ``derived.duckdb``.
 
+    A writer of a file that does not exist yet gets a copy of the empty store (``template.py``).
     A reader that finds an older version migrates it through a short write connection first, so
     views always match this code; if that is impossible (read-only medium) it reads as is.
     """

@@ -69,7 +69,7 @@ def _digest(data: bytes) -> str:
 
 def _from_cache(directory: Path, key: str) -> bytes | None:
     try:
-        names = [p for p in directory.glob(f"{key}-*.duckdb")]
+        names = list(directory.glob(f"{key}-*.duckdb"))
     except OSError:
         return None
     for p in names:
@@ -94,13 +94,14 @@ def _build(key: str, build: Callable[[str], None]) -> bytes:
         data = Path(path).read_bytes()
     directory = cache_dir()
     if directory is not None:
+        staged = directory / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp"
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            staged = directory / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp"
             staged.write_bytes(data)
             os.replace(staged, directory / f"{key}-{_digest(data)}.duckdb")
         except OSError as exc:
             logger.debug("store template not cached in %s: %s", directory, exc)
+            _remove(staged)
     return data
 
 
