@@ -95,13 +95,18 @@ def _present(attributes: dict[str, Any], shared: dict[Any, Any]) -> dict[str, An
     return {one(k, k): one(v, v) if type(v) is str else v for k, v in attributes.items() if v is not None}
 
 
+def _shared(shared: dict[Any, Any], *values: Any) -> tuple[Any, ...]:
+    """``values`` as the objects ``shared`` already holds for them (a step's kind, name, status)."""
+    return tuple(shared.setdefault(v, v) for v in values)
+
+
 def _step_record(row: tuple[Any, ...], shared: dict[Any, Any] | None = None) -> StepRecord:
     """The careful conversion of one step row; ``shared`` (a projected load) as in ``_present``."""
     _, step, span_id, kind, name, start, end, status, err, attrs, events = row
     a = _parse(attrs, {})
     if shared is not None:
         a = _present(a, shared)
-        kind, name, status = (shared.setdefault(v, v) for v in (kind, name, status))
+        kind, name, status = _shared(shared, kind, name, status)
     return StepRecord(int(step), span_id, kind, name or "", int(start or 0), int(end or start or 0),
                       status or "UNSET", err, a, _parse(events, []))
 
@@ -118,14 +123,13 @@ def _step_records(rows: list[tuple[Any, ...]], blind: bool = False,
     out: dict[str, list[StepRecord]] = defaultdict(list)
     loads = json.loads
     shared: dict[Any, Any] | None = {} if projected else None
-    one = (shared if shared is not None else {}).setdefault
     try:  # fast path: JSON columns arrive as text, numbers as ints
         for trace_id, step, span_id, kind, name, start, end, status, err, attrs, events in rows:
             start = start or 0
             a = {} if attrs is None else loads(attrs)
             if shared is not None:
                 a = _present(a, shared)
-                kind, name, status = one(kind, kind), one(name, name), one(status, status)
+                kind, name, status = _shared(shared, kind, name, status)
             ev = [] if events is None or events == "[]" else loads(events)
             record = StepRecord(step, span_id, kind, name or "", start, end or start, status or "UNSET", err,
                                 drop_ground_truth(a) if blind else a, ev)
