@@ -210,8 +210,8 @@ def connect(path: str | os.PathLike[str], read_only: bool = True, *,
             parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"{p}: cannot create directory ({exc.strerror})") from None
-    if not Path(p).exists():  # a new store: a copy of the empty one, not DDL (store/template.py)
-        template.create_from_template(p, _TEMPLATE_KEY, _create_empty)
+    # A new store: a copy of the empty one, not DDL (does nothing when the file exists).
+    template.create_from_template(p, _TEMPLATE_KEY, _create_empty)
     conn = _open(p, False, timeout_s)
     try:
         ensure_schema(conn)
