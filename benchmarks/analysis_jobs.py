@@ -1,12 +1,8 @@
-"""The analysis jobs the analysis benchmark times, each run as its own process.
+"""The baseline the analysis benchmark times beside the real commands, as its own process.
 
-``python -m benchmarks.analysis_jobs JOB FILE``; ``diagnose`` and ``report`` are the real CLI
-commands (run by the benchmark directly), the two here have no command of their own:
-
-- ``features``: step-prefix feature rows (``agentchaos_otel.predictors.features.prefix_table``, feature set
-  ``both``) of every episode, streamed from the store;
-- ``baseline``: every column of every span of the file read into Python through DuckDB's
-  ``fetchall``, the floor any analysis that reads the spans pays.
+``python -m benchmarks.analysis_jobs baseline FILE``: every column of every span of the file read
+into Python through DuckDB's ``fetchall``, the floor any analysis that reads the spans pays.
+(``diagnose``, ``predict features`` and ``report`` are the real CLI commands, run directly.)
 """
 
 from __future__ import annotations
@@ -14,13 +10,6 @@ from __future__ import annotations
 import sys
 
 import duckdb
-
-
-def features(path: str) -> int:
-    from agentchaos_otel.predictors.features import feature_names, prefix_table
-    from agentchaos_otel.store.episodes import iter_episodes
-
-    return len(prefix_table(iter_episodes(path), feature_names("both")).rows)  # type: ignore[arg-type]
 
 
 def baseline(path: str) -> int:
@@ -32,7 +21,7 @@ def baseline(path: str) -> int:
         conn.close()
 
 
-JOBS = {"features": features, "baseline": baseline}
+JOBS = {"baseline": baseline}
 
 
 def main(argv: list[str]) -> None:

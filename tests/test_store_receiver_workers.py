@@ -131,3 +131,30 @@ def test_traces_receive_with_workers_from_the_command_line(tmp_path: Path) -> No
     assert statuses == [200] * 4
     assert "received 24 spans" in out
     assert len(stored_ids(db)) == 24
+
+
+def test_traces_receive_queue_option_bounds_the_writer_queue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--queue` sizes the queue whose overflow is answered 503 + Retry-After; without it the
+    environment variable (or 64) does."""
+    from typer.testing import CliRunner
+
+    from agentchaos_otel.cli.main import app
+    from agentchaos_otel.store import otlp_receiver
+
+    made: list[OTLPReceiver] = []
+
+    class Recording(OTLPReceiver):
+        def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(otlp_receiver, "OTLPReceiver", Recording)
+    monkeypatch.setenv("AGENTCHAOS_RECEIVER_QUEUE", "9")
+    base = ["traces", "receive", "--db", str(tmp_path / "q.duckdb"), "--port", "0", "--seconds", "0.1",
+            "--workers", "0"]
+    for extra, expected in ((["--queue", "3"], 3), ([], 9)):
+        result = CliRunner().invoke(app, base + extra)
+        assert result.exit_code == 0, result.output
+        assert made.pop().ingest.max_pending == expected
+    bad = CliRunner().invoke(app, base + ["--queue", "0"])
+    assert bad.exit_code == 2

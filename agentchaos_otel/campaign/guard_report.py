@@ -27,6 +27,7 @@ from agentchaos_otel.campaign.measures import (
     pair_key,
     retried,
     scored,
+    step_moves,
 )
 from agentchaos_otel.stats import Estimate, Rate
 from agentchaos_otel.store.model import EpisodeTrace
@@ -113,9 +114,10 @@ def _compare(key: str, pairs: Sequence[tuple[EpisodeTrace, EpisodeTrace]], *, se
 def _retry_rate(eps: Sequence[EpisodeTrace]) -> Rate:
     hits = total = 0
     for ep in eps:
+        moves = step_moves(ep)
         for i, s in enumerate(ep.steps):
             if s.kind == "tool" and is_faulted(s):
-                r = retried(ep, i)
+                r = retried(ep, i, moves=moves)
                 if r is not None:
                     total += 1
                     hits += int(r)

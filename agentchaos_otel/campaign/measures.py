@@ -166,6 +166,10 @@ def episode_frame(episodes: Iterable[EpisodeTrace]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=EPISODE_SCHEMA, orient="row")
 
 
+def _frame(episodes: Iterable[EpisodeTrace], frame: pl.DataFrame | None) -> pl.DataFrame:
+    return episode_frame(episodes) if frame is None else frame
+
+
 def _rates(observations: Iterable[tuple[str, bool | int]], order: Callable[[str], Any]) -> dict[str, Rate]:
     """Hits out of total per key from (key, hit) observations, keys in ``order``."""
     frame = pl.DataFrame(list(observations), schema={"key": pl.String, "hit": pl.Int64}, orient="row")
@@ -191,10 +195,13 @@ class ConditionSummary:
     tool_calls_per_episode: float
 
 
-def condition_summaries(episodes: Sequence[EpisodeTrace], *, seed: int = 0,
-                        resamples: int = DEFAULT_RESAMPLES) -> dict[str, ConditionSummary]:
-    """Success with bootstrap interval, crashes and trigger status, per condition."""
-    table = episode_frame(episodes).group_by("condition", maintain_order=True).agg(
+def condition_summaries(episodes: Sequence[EpisodeTrace], *, seed: int = 0, resamples: int = DEFAULT_RESAMPLES,
+                        frame: pl.DataFrame | None = None) -> dict[str, ConditionSummary]:
+    """Success with bootstrap interval, crashes and trigger status, per condition.
+
+    ``frame``: ``episode_frame(episodes)`` when the caller has it (it is a pass over every step).
+    """
+    table = _frame(episodes, frame).group_by("condition", maintain_order=True).agg(
         episodes=pl.len(), outcomes=pl.col("success").drop_nulls(), crashes=pl.col("crashed").sum(),
         errors=pl.col("errored").sum(), triggered=pl.col("triggered").sum(),
         fired_not_changed=(pl.col("fired") & ~pl.col("triggered")).sum(), no_fault=(~pl.col("fired")).sum(),
@@ -230,15 +237,15 @@ class PairedDifference:
 
 
 def paired_differences(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: int = 0,
-                       resamples: int = DEFAULT_RESAMPLES, triggered_only: bool = False
-                       ) -> dict[str, PairedDifference]:
+                       resamples: int = DEFAULT_RESAMPLES, triggered_only: bool = False,
+                       frame: pl.DataFrame | None = None) -> dict[str, PairedDifference]:
     """Faulted minus clean success on the same (agent, task, seed), resampling pairs.
 
     With ``triggered_only`` the faulted episodes whose faults changed nothing are dropped, which
     answers "what does a fault that lands cost" rather than "what does running this condition cost".
     Duplicate episodes of one key (a re-run) are averaged so a pair counts once.
     """
-    frame = episode_frame(episodes).filter(pl.col("success").is_not_null())
+    frame = _frame(episodes, frame).filter(pl.col("success").is_not_null())
     if triggered_only:
         frame = frame.filter((pl.col("condition") == clean) | pl.col("triggered"))
     per_pair = frame.group_by("condition", "pair", maintain_order=True).agg(pl.col("success").mean())
@@ -355,14 +362,15 @@ def _fit_family(eps: Sequence[EpisodeTrace], types: tuple[str, ...], *, seed: in
 # --- Single-fault success, retry, abandonment --------------------------------------------------
 
 def single_fault_success(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: int = 0,
-                         resamples: int = DEFAULT_RESAMPLES) -> dict[str, Estimate]:
+                         resamples: int = DEFAULT_RESAMPLES, frame: pl.DataFrame | None = None
+                         ) -> dict[str, Estimate]:
     """Success of episodes with exactly one fault that changed something, by its type.
 
     The regression-free cross-check of the contributions: no model assumption, fewer episodes.
     The clean reference is returned under the key ``clean``.
     """
     group = pl.when(pl.col("condition") == clean).then(pl.lit("clean")).otherwise(pl.col("single_fault"))
-    table = (episode_frame(episodes).filter(pl.col("success").is_not_null())
+    table = (_frame(episodes, frame).filter(pl.col("success").is_not_null())
              .group_by(group.alias("group"), maintain_order=True).agg(pl.col("success"))
              .filter(pl.col("group").is_not_null()))
     return {t: Estimate.bootstrap(v, seed=seed, labels=("mean", f"single:{t}"), resamples=resamples)
@@ -376,7 +384,7 @@ def _tool_identity(step: StepRecord) -> tuple[str, str] | None:
     return (str(step.get(A.GEN_AI_TOOL_NAME) or step.name), str(digest))
 
 
-def _moves(ep: EpisodeTrace) -> list[int]:
+def step_moves(ep: EpisodeTrace) -> list[int]:
     """Agent move of each step: an LLM call opens a move, its tool calls belong to it.
 
     Traces without LLM spans (tools traced alone) treat every tool call as its own move.
@@ -391,18 +399,21 @@ def _moves(ep: EpisodeTrace) -> list[int]:
     return moves
 
 
-def retried(ep: EpisodeTrace, index: int, window: int = RETRY_WINDOW) -> bool | None:
+def retried(ep: EpisodeTrace, index: int, window: int = RETRY_WINDOW,
+            moves: Sequence[int] | None = None) -> bool | None:
     """Whether the identical tool call of step ``index`` reappears within the next ``window`` moves.
 
     Identical means the same tool name and argument digest. Calls later in the same move are
     not counted: the agent issued them before it saw this step's result. None when the step
-    carries no argument digest and so cannot be compared.
+    carries no argument digest and so cannot be compared. ``moves`` is ``step_moves(ep)``, passed by
+    callers that ask about several steps of one episode (it is a pass over all its steps).
     """
     step = ep.steps[index]
     ident = _tool_identity(step)
     if ident is None:
         return None
-    moves = _moves(ep)
+    if moves is None:
+        moves = step_moves(ep)
     m = moves[index]
     for j in range(index + 1, len(ep.steps)):
         if moves[j] <= m:
@@ -424,6 +435,7 @@ def retry_rates(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
     observed: list[tuple[str, bool]] = []
     for ep in episodes:
         impact = in_impact_set(ep, clean)
+        moves = step_moves(ep)
         for i, s in enumerate(ep.steps):
             if s.kind != "tool":
                 continue
@@ -435,7 +447,7 @@ def retry_rates(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
                 continue  # fired without effect: neither a faulted nor a clean observation
             else:
                 key = "unfaulted"
-            r = retried(ep, i, window)
+            r = retried(ep, i, window, moves)
             if r is not None:
                 observed.append((key, r))
     return _rates(observed, lambda k: (k == "unfaulted", k))
@@ -452,7 +464,8 @@ def success_by_retry(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN,
     for ep in scored(episodes):
         if is_clean(ep, clean) or not ep.triggered:
             continue
-        any_retry = any(s.kind == "tool" and is_faulted(s) and retried(ep, i, window)
+        moves = step_moves(ep)
+        any_retry = any(s.kind == "tool" and is_faulted(s) and retried(ep, i, window, moves)
                         for i, s in enumerate(ep.steps))
         observed.append(("with_retry" if any_retry else "without_retry", bool(ep.success)))
     return _rates(observed, lambda k: k != "with_retry")
@@ -672,7 +685,8 @@ def compute_all(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: i
                 resamples: int = DEFAULT_RESAMPLES) -> StudyMeasures:
     episodes = list(episodes)
     notes: list[str] = []
-    conds = condition_summaries(episodes, seed=seed, resamples=resamples)
+    frame = episode_frame(episodes)  # once: every condition-level measure reads it
+    conds = condition_summaries(episodes, seed=seed, resamples=resamples, frame=frame)
     if not episodes:
         notes.append("no episodes in the corpus")
     elif clean not in conds:
@@ -690,13 +704,15 @@ def compute_all(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: i
     # Guarded episodes ('<condition>+guarded') have their own section; the study's measures of
     # how the agent reacts to faults read the unguarded ones only.
     study = [e for e in episodes if not condition_of(e).endswith(GUARDED_SUFFIX)]
+    # The same rows as episode_frame(study), in the same order: canonical order is a stable sort.
+    study_frame = frame.filter(~pl.col("condition").str.ends_with(GUARDED_SUFFIX))
     if len(study) < len(episodes):
         notes.append(f"{len(episodes) - len(study)} guarded episodes are left out of contributions, single-fault "
                      "success, retry and abandonment (see the guards tables)")
     contrib = type_contributions(study, clean=clean, seed=seed, resamples=resamples)
     if contrib.note:
         notes.append(f"contributions: {contrib.note}")
-    paired = paired_differences(episodes, clean=clean, seed=seed, resamples=resamples)
+    paired = paired_differences(episodes, clean=clean, seed=seed, resamples=resamples, frame=frame)
     for cond, pd in paired.items():
         if stats.zero_width(pd.difference.low, pd.difference.high, pd.pairs):
             notes.append(f"paired Δ of '{cond}': {stats.ZERO_WIDTH_CAVEAT} (n={pd.pairs})")
@@ -714,9 +730,9 @@ def compute_all(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: i
         resamples=resamples, conditions=conds,
         paired=paired,
         paired_triggered=paired_differences(episodes, clean=clean, seed=seed, resamples=resamples,
-                                            triggered_only=True),
+                                            triggered_only=True, frame=frame),
         contributions=contrib,
-        single_fault=single_fault_success(study, clean=clean, seed=seed, resamples=resamples),
+        single_fault=single_fault_success(study, clean=clean, seed=seed, resamples=resamples, frame=study_frame),
         retry=retry_rates(study, clean=clean), retry_success=success_by_retry(study, clean=clean),
         abandonment=abandonment(study, clean=clean), turn_abandonment=turn_abandonment(study, clean=clean),
         bursts=burst_run_lengths(episodes), crashes=crashes(episodes), warnings=notes, guards=guards,

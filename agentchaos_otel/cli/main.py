@@ -91,6 +91,9 @@ def traces_receive(
     workers: Annotated[int | None, typer.Option(min=0, help="Processes that parse requests beside the writer "
                                                             "(default: one per core, at most 4; 0 parses in "
                                                             "the receiver's process).")] = None,
+    queue: Annotated[int | None, typer.Option(min=1, help="Requests that may wait for the writer; beyond it "
+                                                          "senders get 503 with Retry-After (default: "
+                                                          "AGENTCHAOS_RECEIVER_QUEUE or 64).")] = None,
 ) -> None:
     """Receive OTLP/HTTP traces from any agent on loopback and store them in DuckDB (or Parquet)."""
     import time
@@ -103,7 +106,7 @@ def traces_receive(
         from agentchaos_otel.store.parquet import ParquetSpanSink
 
         sink = ParquetSpanSink(parquet)
-    with OTLPReceiver(str(db), port=port, sink=sink,
+    with OTLPReceiver(str(db), port=port, sink=sink, queue_size=queue,
                       workers=default_workers() if workers is None else workers) as receiver:
         console.print(f"listening: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {parquet or db}")
         deadline = None if seconds is None else time.monotonic() + seconds

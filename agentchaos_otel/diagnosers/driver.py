@@ -21,9 +21,10 @@ from typing import Any
 from agentchaos_otel import attributes as A
 from agentchaos_otel.diagnosers.base import CONFIDENCE_MIN, Diagnoser, Diagnosis, diagnose_episodes
 from agentchaos_otel.diagnosers.tracefile import DiagnoseError, where_clause
-from agentchaos_otel.store.chunks import DEFAULT_CHUNK_SPANS, chunked_store
+from agentchaos_otel.store.chunks import DEFAULT_CHUNK_SPANS
 from agentchaos_otel.store.db import StoreError
 from agentchaos_otel.store.episodes import iter_keyed_chunks
+from agentchaos_otel.store.fanout import map_processes, map_ray, trace_groups
 from agentchaos_otel.store.model import EpisodeTrace
 
 EXECUTORS = ("local", "ray")
@@ -72,49 +73,6 @@ def _chunk_job(path: str, trace_ids: list[str], where: str | None, diagnoser: Di
     return pairs, n, sim
 
 
-def _chunk_trace_ids(path: str, trace_ids: Sequence[str] | None, chunk_spans: int) -> list[list[str]]:
-    with chunked_store(path) as store:
-        store.plan(trace_ids=trace_ids, chunk_spans=chunk_spans)
-        rows = store.conn.execute("SELECT chunk, list(trace_id ORDER BY first_ns NULLS LAST, trace_id) "
-                                  "FROM _chunk_ids GROUP BY chunk ORDER BY chunk").fetchall()
-    return [list(ids) for _, ids in rows]
-
-
-def _map_ray(path: str, trace_ids: Sequence[str] | None, where: str | None, diagnoser: Diagnoser,
-             include_success: bool, min_confidence: float, chunk_spans: int,
-             ray_address: str | None) -> list[tuple[Keyed, int, bool]]:
-    from agentchaos_otel.scale.ray_session import ray_session
-
-    groups = _chunk_trace_ids(path, trace_ids, chunk_spans)
-    with ray_session(ray_address) as ray:
-        job = ray.remote(_chunk_job)
-        shared = ray.put(diagnoser)  # one copy in the object store, not one per task
-        return ray.get([job.remote(path, ids, where, shared, include_success, min_confidence)
-                        for ids in groups])
-
-
-def _map_processes(path: str, trace_ids: Sequence[str] | None, where: str | None, diagnoser: Diagnoser,
-                   include_success: bool, min_confidence: float, chunk_spans: int,
-                   workers: int) -> list[tuple[Keyed, int, bool]] | None:
-    """Chunks diagnosed in ``workers`` local processes, each reading the file; None for a one-chunk store.
-
-    Loading episodes and applying the rules is Python work that holds the interpreter lock, so
-    one process uses one core. Processes are spawned: a forked copy of a lock held by another
-    thread would never be released in the child.
-    """
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-    from itertools import repeat
-
-    groups = _chunk_trace_ids(path, trace_ids, chunk_spans)
-    if len(groups) < 2:
-        return None
-    n = len(groups)
-    with ProcessPoolExecutor(max_workers=min(workers, n), mp_context=mp.get_context("spawn")) as pool:
-        return list(pool.map(_chunk_job, repeat(path, n), groups, repeat(where, n), repeat(diagnoser, n),
-                             repeat(include_success, n), repeat(min_confidence, n)))
-
-
 def diagnose_store(path: str | os.PathLike[str], diagnoser: Diagnoser, *, tasks: Sequence[str] = (),
                    conditions: Sequence[str] = (), trace_ids: Sequence[str] | None = None,
                    include_success: bool = False, executor: str = "local", ray_address: str | None = None,
@@ -134,12 +92,14 @@ def diagnose_store(path: str | os.PathLike[str], diagnoser: Diagnoser, *, tasks:
     ids = list(trace_ids) if trace_ids else None
     try:
         parts = None
-        if executor == "ray":
-            parts = _map_ray(os.path.abspath(path), ids, where, diagnoser, include_success, min_confidence,
-                             chunk_spans, ray_address)
-        elif workers > 1:
-            parts = _map_processes(os.path.abspath(path), ids, where, diagnoser, include_success, min_confidence,
-                                   chunk_spans, workers)
+        if executor == "ray" or workers > 1:
+            full = os.path.abspath(path)
+            groups = trace_groups(full, ids, chunk_spans)
+            job_args = (where, diagnoser, include_success, min_confidence)
+            if executor == "ray":
+                parts = map_ray(_chunk_job, full, groups, *job_args, ray_address=ray_address)
+            elif len(groups) > 1:
+                parts = map_processes(_chunk_job, full, groups, *job_args, workers=workers)
         if parts is None:
             parts = [_diagnose_chunk(diagnoser, keyed, include_success, min_confidence)
                      for keyed in iter_keyed_chunks(path, blind=True, trace_ids=ids, where=where,

@@ -41,11 +41,14 @@ def _user_errors() -> AbstractContextManager[None]:
 
 
 def _load(db: Path) -> list[EpisodeTrace]:
+    """Every episode, blind, its steps carrying only what predictors read (``extract.STEP_KEYS``):
+    the whole file is held at once, and a full step is kilobytes the features never look at."""
+    from agentchaos_otel.predictors.extract import STEP_KEYS
     from agentchaos_otel.store.episodes import load_episodes
 
     if not db.exists():
         raise PredictorDataError(f"no such trace store: {db}")
-    episodes = load_episodes(db, blind=True)
+    episodes = load_episodes(db, blind=True, step_keys=STEP_KEYS)
     if not episodes:
         raise PredictorDataError(f"{db}: no episodes stored")
     return episodes
@@ -92,6 +95,35 @@ def train_cmd(
     for note in m.notes:
         typer.echo(f"note: {note}")
     typer.echo(f"saved {out}")
+
+
+@app.command("features")
+def features_cmd(
+    db: DbArg,
+    features: Annotated[str, typer.Option(help="Feature set: external, entropy or both.")] = "both",
+    out: Annotated[Path, typer.Option(help="Parquet file to write the rows to.")] = Path("features.parquet"),
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="local processes to spread the "
+                                                "store over (default: one per core, at most 4)")] = None,
+) -> None:
+    """Write the features of every step prefix of every episode, one row per prefix, to Parquet.
+
+    The rows the predictors train on, for a model of your own: trace_id, task_id, success (the
+    episode's outcome), step, simulated, then one column per feature. No ground truth.
+    """
+    from agentchaos_otel.predictors.extract import store_features
+    from agentchaos_otel.scale.local import processes_per_core
+
+    with _user_errors():  # a file that is no store (StoreError) or an unwritable --out: one line
+        _check_feature_set(features)
+        if not db.exists():
+            raise PredictorDataError(f"no such trace store: {db}")
+        table = store_features(db, features, workers=processes_per_core() if workers is None else workers)
+        if not table.episodes:
+            raise PredictorDataError(f"{db}: no episodes stored")
+        table.frame().write_parquet(out)
+    label = " (SIMULATED corpus: the 'simulated' column says which episodes)" if any(table.simulated) else ""
+    typer.echo(f"wrote {len(table.step)} prefix rows of {table.episodes} episodes, {len(table.names)} "
+               f"{features} features, to {out}{label}")
 
 
 @app.command("evaluate")

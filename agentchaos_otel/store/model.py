@@ -7,6 +7,7 @@ hand-built traces and so that blinding (removing ground truth) happens in one pl
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from agentchaos_otel import attributes as A
@@ -135,16 +136,19 @@ class EpisodeTrace:
 
     def faults(self) -> list[FaultLabel]:
         """Injected faults that changed the response, in step order (needs an unblinded trace)."""
-        out = []
-        for s in self.steps:
-            if s.get(A.FAULT_INJECTED) and s.get(A.FAULT_CHANGED, True):
-                out.append(FaultLabel(s.step, s.span_id, str(s.get(A.FAULT_TYPE)),
-                                      s.get(A.FAULT_TARGET), s.get(A.FAULT_EXPERIMENT)))
-        return out
+        return list(self._fault_labels)
+
+    @cached_property
+    def _fault_labels(self) -> tuple[FaultLabel, ...]:
+        # Computed once per episode: the report asks each episode for its faults a dozen times.
+        # The episode is frozen, so the answer cannot go stale (``blind`` makes a new episode).
+        return tuple(FaultLabel(s.step, s.span_id, str(s.get(A.FAULT_TYPE)), s.get(A.FAULT_TARGET),
+                                s.get(A.FAULT_EXPERIMENT))
+                     for s in self.steps if s.get(A.FAULT_INJECTED) and s.get(A.FAULT_CHANGED, True))
 
     @property
     def triggered(self) -> bool:
-        return bool(self.faults())
+        return bool(self._fault_labels)
 
     @property
     def llm_steps(self) -> list[StepRecord]:

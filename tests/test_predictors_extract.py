@@ -1,0 +1,89 @@
+"""Feature rows of a whole store (`agentchaos predict features`) and the predictors' projected load.
+
+The rows must be those ``prefix_table`` gives on the fully loaded episodes, in the whole-store
+order, whether one process or several made them; a predictor trained on the projected load the
+``predict`` commands use must be the one trained on full steps.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from agentchaos_otel.predictors.cli import app
+from agentchaos_otel.predictors.extract import STEP_KEYS, store_features
+from agentchaos_otel.predictors.features import feature_names, prefix_table
+from agentchaos_otel.predictors.model import train
+from agentchaos_otel.store.episodes import load_episodes
+from tests.scale_builders import scale_store
+from tests.test_predictors_cli import write_corpus
+from tests.test_predictors_synth import synthetic_corpus
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return scale_store(tmp_path_factory.mktemp("extract") / "traces.duckdb")
+
+
+def test_rows_equal_prefix_table_of_the_full_load_in_store_order(store: Path) -> None:
+    episodes = load_episodes(store)  # full steps, blind, whole-store order
+    names = feature_names("both")
+    expected = prefix_table(episodes, names)
+    got = store_features(store, "both", chunk_spans=100)
+    assert got.episodes == len(episodes) > 20
+    assert got.names == names
+    assert np.array_equal(got.rows, expected.rows)
+    assert got.step == expected.step
+    assert got.trace_id == [episodes[i].trace_id for i in expected.episode]
+    assert got.success == [episodes[i].success for i in expected.episode]
+    # the twin-root trace: two episodes under one trace id, both kept
+    assert len({(t, task) for t, task in zip(got.trace_id, got.task_id, strict=True) if task and "twin" in task}) == 2
+
+
+def test_processes_give_the_same_rows_as_one(store: Path) -> None:
+    alone = store_features(store, "external", chunk_spans=100)
+    spread = store_features(store, "external", chunk_spans=100, workers=2)
+    assert alone.frame().equals(spread.frame())
+    assert alone.episodes == spread.episodes
+
+
+def test_command_writes_parquet_labelled_simulated(store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "f.parquet"
+    result = runner.invoke(app, ["features", str(store), "--out", str(out), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert "SIMULATED" in result.output
+    frame = pl.read_parquet(out)
+    assert frame.columns[:5] == ["trace_id", "task_id", "success", "step", "simulated"]
+    assert tuple(frame.columns[5:]) == feature_names("both")
+    assert frame["simulated"].any()
+    assert frame.equals(store_features(store, "both").frame())
+
+
+def test_command_errors_are_one_line(store: Path, tmp_path: Path) -> None:
+    bad_set = runner.invoke(app, ["features", str(store), "--features", "nope"])
+    assert bad_set.exit_code == 2 and "unknown feature set" in bad_set.output
+    missing = runner.invoke(app, ["features", str(tmp_path / "none.duckdb")])
+    assert missing.exit_code == 1 and "no such trace store" in missing.output
+    junk = tmp_path / "junk.duckdb"
+    junk.write_text("not a database")
+    broken = runner.invoke(app, ["features", str(junk), "--out", str(tmp_path / "x.parquet")])
+    assert broken.exit_code == 1 and "Traceback" not in broken.output
+    assert not (tmp_path / "x.parquet").exists()
+
+
+def test_predictor_from_projected_steps_equals_full_steps(tmp_path: Path) -> None:
+    db = write_corpus(tmp_path / "traces.duckdb", synthetic_corpus(12, 1))
+    full = load_episodes(db)
+    projected = load_episodes(db, step_keys=STEP_KEYS)
+    assert sum(len(s.attributes) for e in projected for s in e.steps) < sum(len(s.attributes) for e in full
+                                                                              for s in e.steps)
+    for features in ("external", "both"):
+        a, _ = train(full, features, seed=3)
+        b, _ = train(projected, features, seed=3)
+        assert a.to_dict() == b.to_dict()
