@@ -104,6 +104,15 @@ def test_predict_reads_the_directory_unchanged(pair: tuple[Path, Path]) -> None:
     assert prefix_table(a, names) == prefix_table(b, names)
 
 
+def test_predict_features_reads_the_directory_unchanged(pair: tuple[Path, Path]) -> None:
+    from agentchaos_otel.predictors.extract import store_features
+
+    db, data = pair
+    from_dir = store_features(data, "both", chunk_spans=200, workers=2).frame()
+    assert from_dir.height > 0
+    assert from_dir.equals(store_features(db, "both").frame())
+
+
 def test_receiver_writes_parquet_through_the_sink(tmp_path: Path) -> None:
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 

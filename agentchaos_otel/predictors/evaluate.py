@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from agentchaos_otel import attributes as A
 from agentchaos_otel.predictors import published
+from agentchaos_otel.predictors.extract import episode_simulated
 from agentchaos_otel.predictors.features import FEATURE_SETS, has_logprobs, prefix_features
 from agentchaos_otel.predictors.model import (
     DEFAULT_FALSE_ALARM,
@@ -200,8 +200,7 @@ class Comparison:
 
 def is_simulated(episodes: Sequence[EpisodeTrace]) -> bool:
     """True when any episode or step says it came from the simulated model."""
-    return any(bool(e.attributes.get(A.SIMULATED)) or any(bool(s.get(A.SIMULATED)) for s in e.steps)
-               for e in episodes)
+    return any(map(episode_simulated, episodes))
 
 
 def entropy_by_outcome(episodes: Sequence[EpisodeTrace]) -> dict[str, float | None]:

@@ -33,6 +33,7 @@ assert not any(A.is_ground_truth(k) for k in STEP_KEYS)
 
 
 def episode_simulated(ep: EpisodeTrace) -> bool:
+    """The episode or one of its steps says it came from the simulated model."""
     return bool(ep.attributes.get(A.SIMULATED)) or any(bool(s.get(A.SIMULATED)) for s in ep.steps)
 
 
