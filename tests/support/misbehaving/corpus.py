@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import openai
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
@@ -156,7 +155,7 @@ def _one(server: MisbehavingServer, provider: TracerProvider, spec: EpisodeSpec,
         trace.get_current_span().set_attribute(A.SIMULATED, True)  # readers caption it SIMULATED
         tools = ToolFaultInjector("none", tracer_provider=provider).wrap(_tools(tplan))
         with openai.OpenAI(base_url=server.base_url, api_key="sk-mb-test", max_retries=0,
-                           timeout=httpx.Timeout(CLIENT_TIMEOUT_S), default_headers={"x-episode": key}) as client:
+                           timeout=CLIENT_TIMEOUT_S, default_headers={"x-episode": key}) as client:
             try:
                 answer = agent.run(client, "gpt-4o-mini", spec.task.prompt(), tools, TOOL_SCHEMAS,
                                    json_mode=spec.task.json_mode, stream=spec.stream)
