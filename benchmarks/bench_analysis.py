@@ -119,9 +119,12 @@ def run(quick: bool = False, sizes: tuple[int, ...] | None = None, cache: Path =
         for job in ("baseline", "diagnose", "features", "report"):
             per_small = results[small][job]["cpu_seconds"] / small
             per_large = results[large][job]["cpu_seconds"] / large
-            rows.append(_row(f"{job}: CPU time per episode, {_label(large)} vs {_label(small)}", per_large / per_small,
-                             "x", f"{_label(small)} episodes, same job", 1.0,
-                             f"<= {LINEAR_SLACK} (linear)", per_large / per_small <= LINEAR_SLACK, simulated=True))
+            growth = per_large / per_small
+            # The baseline is not ours to hold linear: its growth is shown for comparison only.
+            target, holds = ((f"<= {LINEAR_SLACK} (linear)", growth <= LINEAR_SLACK) if job != "baseline"
+                             else ("informational: the baseline holds every span in memory at once", None))
+            rows.append(_row(f"{job}: CPU time per episode, {_label(large)} vs {_label(small)}", growth,
+                             "x", f"{_label(small)} episodes, same job", 1.0, target, holds, simulated=True))
     return rows
 
 

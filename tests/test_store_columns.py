@@ -148,6 +148,18 @@ def test_gate_never_misses_a_text_redaction_would_change(texts: list[str], as_do
             assert i in flagged, text
 
 
+@pytest.mark.parametrize("text", ["sk-proj-0123456789abcdefghijKLMN", "my token", "TOKEN", "a://b@c", "x@y://z",
+                                  "?code=x", "\\u0041", "Bearer abc"])
+def test_one_candidate_among_many_clean_texts_is_found_wherever_it_stands(text: str) -> None:
+    # The batch is first checked as one joined text: a text whose match needs the start or the
+    # end of a text (``^sk-``, ``token$``) must still be found between two others.
+    clean = [json.dumps({"gen_ai.usage.input_tokens": i, "step": i}) for i in range(3000)]
+    for at in (0, 1500, 3000):
+        column = [*clean[:at], text, *clean[at:]]
+        assert redact.candidates(column) == [at], (text, at)
+    assert redact.candidates(clean) == []
+
+
 def test_python_gate_agrees_with_the_arrow_gate() -> None:
     column = ["plain", "token=1", "input_tokens", "x_sk-abc", "a://b@c", "\\u0041", "Authorization: x",
               "author", "TOKEN", "tokens", "my token", "sk-x", "task-1", None]
