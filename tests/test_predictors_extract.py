@@ -16,8 +16,10 @@ from typer.testing import CliRunner
 
 from agentchaos_otel.predictors.cli import app
 from agentchaos_otel.predictors.extract import STEP_KEYS, store_features
+from agentchaos_otel.predictors.feature_file import write_store_features
 from agentchaos_otel.predictors.features import feature_names, prefix_table
 from agentchaos_otel.predictors.model import train
+from agentchaos_otel.store.db import connect
 from agentchaos_otel.store.episodes import load_episodes
 from tests.scale_builders import scale_store
 from tests.test_predictors_cli import write_corpus
@@ -87,3 +89,36 @@ def test_predictor_from_projected_steps_equals_full_steps(tmp_path: Path) -> Non
         a, _ = train(full, features, seed=3)
         b, _ = train(projected, features, seed=3)
         assert a.to_dict() == b.to_dict()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_file_in_store_order_when_parts_come_out_of_order(store: Path, tmp_path: Path, workers: int) -> None:
+    # The special traces start in 1970 but were stored between the others: with small chunks,
+    # a part starts before the previous one ended, and the runs must be merged back in order.
+    out = tmp_path / "f.parquet"
+    written = write_store_features(store, out, "both", workers=workers, chunk_spans=100)
+    assert written.runs > 1
+    expected = store_features(store, "both", chunk_spans=100)
+    assert (written.rows, written.episodes, written.simulated) == (len(expected.step), expected.episodes, True)
+    assert pl.read_parquet(out).equals(expected.frame())
+
+
+def test_file_in_store_order_when_parts_come_in_order(tmp_path: Path) -> None:
+    db = write_corpus(tmp_path / "traces.duckdb", synthetic_corpus(12, 1))
+    out = tmp_path / "f.parquet"
+    written = write_store_features(db, out, "external", chunk_spans=100)
+    assert written.runs == 1 and written.episodes == len(load_episodes(db)) > 1
+    assert pl.read_parquet(out).equals(store_features(db, "external").frame())
+
+
+def test_no_episodes_leave_the_output_as_it_was(tmp_path: Path) -> None:
+    db = tmp_path / "traces.duckdb"
+    connect(db, read_only=False).close()  # a store with no spans
+    out = tmp_path / "f.parquet"
+    out.write_bytes(b"earlier")
+    assert write_store_features(db, out).episodes == 0
+    assert out.read_bytes() == b"earlier"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".f.parquet")] == []
+    result = runner.invoke(app, ["features", str(db), "--out", str(out)])
+    assert result.exit_code == 1 and "no episodes stored" in result.output
+    assert out.read_bytes() == b"earlier"

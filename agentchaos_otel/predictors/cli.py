@@ -110,19 +110,19 @@ def features_cmd(
     The rows the predictors train on, for a model of your own: trace_id, task_id, success (the
     episode's outcome), step, simulated, then one column per feature. No ground truth.
     """
-    from agentchaos_otel.predictors.extract import store_features
+    from agentchaos_otel.predictors.feature_file import write_store_features
     from agentchaos_otel.scale.local import processes_per_core
 
     with _user_errors():  # a file that is no store (StoreError) or an unwritable --out: one line
         _check_feature_set(features)
         if not db.exists():
             raise PredictorDataError(f"no such trace store: {db}")
-        table = store_features(db, features, workers=processes_per_core() if workers is None else workers)
-        if not table.episodes:
+        written = write_store_features(db, out, features,
+                                       workers=processes_per_core() if workers is None else workers)
+        if not written.episodes:
             raise PredictorDataError(f"{db}: no episodes stored")
-        table.frame().write_parquet(out)
-    label = " (SIMULATED corpus: the 'simulated' column says which episodes)" if any(table.simulated) else ""
-    typer.echo(f"wrote {len(table.step)} prefix rows of {table.episodes} episodes, {len(table.names)} "
+    label = " (SIMULATED corpus: the 'simulated' column says which episodes)" if written.simulated else ""
+    typer.echo(f"wrote {written.rows} prefix rows of {written.episodes} episodes, {len(written.names)} "
                f"{features} features, to {out}{label}")
 
 

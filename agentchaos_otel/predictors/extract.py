@@ -13,7 +13,7 @@ depend on ``workers``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,7 @@ from agentchaos_otel import attributes as A
 from agentchaos_otel.predictors.features import OBSERVED_KEYS, feature_names, prefix_table
 from agentchaos_otel.store.chunks import DEFAULT_CHUNK_SPANS
 from agentchaos_otel.store.episodes import iter_keyed_chunks
-from agentchaos_otel.store.fanout import map_processes, trace_groups
+from agentchaos_otel.store.fanout import iter_processes, trace_groups
 from agentchaos_otel.store.model import EpisodeTrace
 
 # What predictors read of a step: the features' observed keys, and whether the step was
@@ -38,7 +38,7 @@ def episode_simulated(ep: EpisodeTrace) -> bool:
 
 
 @dataclass(frozen=True)
-class _Part:
+class Part:
     """One group's episodes (in their whole-store sort keys) and their prefix rows."""
 
     keys: list[tuple[Any, ...]]
@@ -48,20 +48,37 @@ class _Part:
     rows: np.ndarray
 
 
-def _part(keyed: Iterable[tuple[tuple[Any, ...], EpisodeTrace]], names: Sequence[str]) -> _Part:
+def _part(keyed: Iterable[tuple[tuple[Any, ...], EpisodeTrace]], names: Sequence[str]) -> Part:
     keyed = sorted(keyed, key=lambda kv: kv[0])
     table = prefix_table((ep for _, ep in keyed), names)
     counts = np.bincount(np.asarray(table.episode, dtype=np.int64), minlength=len(keyed))
     bounds = [0, *np.cumsum(counts).tolist()]
     meta = [(ep.trace_id, ep.task_id, ep.success, episode_simulated(ep)) for _, ep in keyed]
-    return _Part([k for k, _ in keyed], meta, bounds, table.step, table.rows)
+    return Part([k for k, _ in keyed], meta, bounds, table.step, table.rows)
 
 
-def _group_job(path: str, trace_ids: list[str] | None, names: tuple[str, ...], chunk_spans: int) -> list[_Part]:
-    """One process's share: these traces (all when None), a part per chunk of projected episodes,
-    so only one chunk's episodes are alive at a time."""
-    return [_part(chunk, names) for chunk in iter_keyed_chunks(path, blind=True, trace_ids=trace_ids, where=None,
-                                                               chunk_spans=chunk_spans, step_keys=STEP_KEYS)]
+def iter_group(path: str, trace_ids: list[str] | None, names: tuple[str, ...], chunk_spans: int) -> Iterator[Part]:
+    """These traces (all when None), a part per chunk of projected episodes, so only one chunk's
+    episodes are alive at a time."""
+    for chunk in iter_keyed_chunks(path, blind=True, trace_ids=trace_ids, where=None, chunk_spans=chunk_spans,
+                                   step_keys=STEP_KEYS):
+        yield _part(chunk, names)
+
+
+def _group_job(path: str, trace_ids: list[str] | None, names: tuple[str, ...], chunk_spans: int) -> list[Part]:
+    """One process's share (a group of traces), as one part per chunk."""
+    return list(iter_group(path, trace_ids, names, chunk_spans))
+
+
+def parts_over_processes(path: str, names: tuple[str, ...], workers: int, chunk_spans: int) -> Iterator[Part] | None:
+    """The store's parts made by ``workers`` local processes, a group of traces each, in the order
+    the groups were stored; None when the store is one group (one process does it best)."""
+    full = os.path.abspath(path)
+    groups = trace_groups(full, None, chunk_spans)
+    if len(groups) <= 1:
+        return None
+    shares = iter_processes(_group_job, full, groups, names, 1 << 62, workers=workers)
+    return (part for share in shares for part in share)
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +110,7 @@ class StoreFeatures:
         return pl.DataFrame(cols)
 
 
-def _merge(parts: Sequence[_Part], names: tuple[str, ...]) -> StoreFeatures:
+def _merge(parts: Sequence[Part], names: tuple[str, ...]) -> StoreFeatures:
     order = sorted(((key, p, i) for p, part in enumerate(parts) for i, key in enumerate(part.keys)),
                    key=lambda kpi: kpi[0])
     blocks: list[np.ndarray] = []
@@ -124,11 +141,5 @@ def store_features(path: str | os.PathLike[str], feature_set: str = "both", *, w
     same as in one process. Raises ``StoreError`` for a file that is not a readable store.
     """
     names = feature_names(feature_set)
-    path = str(path)
-    if workers > 1:
-        full = os.path.abspath(path)
-        groups = trace_groups(full, None, chunk_spans)
-        if len(groups) > 1:
-            shares = map_processes(_group_job, full, groups, names, 1 << 62, workers=workers)
-            return _merge([part for share in shares for part in share], names)
-    return _merge(_group_job(path, None, names, chunk_spans), names)
+    spread = parts_over_processes(str(path), names, workers, chunk_spans) if workers > 1 else None
+    return _merge(list(spread if spread is not None else iter_group(str(path), None, names, chunk_spans)), names)

@@ -12,7 +12,7 @@ a lock held by another thread (the episode loader's, the exporter's) would never
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from agentchaos_otel.store.chunks import chunked_store
@@ -30,17 +30,24 @@ def trace_groups(path: str, trace_ids: Sequence[str] | None, chunk_spans: int) -
     return [list(ids) for _, ids in rows]
 
 
-def map_processes(fn: Callable[..., R], path: str, groups: Sequence[list[str]], *args: Any,
-                  workers: int) -> list[R]:
+def iter_processes(fn: Callable[..., R], path: str, groups: Sequence[list[str]], *args: Any,
+                   workers: int) -> Iterator[R]:
     """``fn(path, group, *args)`` for every group, over at most ``workers`` spawned processes,
-    results in the order of ``groups``."""
+    yielded in the order of ``groups`` as they come, so a caller that writes each result out
+    holds only the results it has not reached yet."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
     from itertools import repeat
 
     n = len(groups)
     with ProcessPoolExecutor(max_workers=max(1, min(workers, n)), mp_context=mp.get_context("spawn")) as pool:
-        return list(pool.map(fn, repeat(path, n), groups, *(repeat(a, n) for a in args)))
+        yield from pool.map(fn, repeat(path, n), groups, *(repeat(a, n) for a in args))
+
+
+def map_processes(fn: Callable[..., R], path: str, groups: Sequence[list[str]], *args: Any,
+                  workers: int) -> list[R]:
+    """``iter_processes`` as a list."""
+    return list(iter_processes(fn, path, groups, *args, workers=workers))
 
 
 def map_ray(fn: Callable[..., R], path: str, groups: Sequence[list[str]], *args: Any,
