@@ -57,7 +57,7 @@ def _part(keyed: Iterable[tuple[tuple[Any, ...], EpisodeTrace]], names: Sequence
     return Part([k for k, _ in keyed], meta, bounds, table.step, table.rows)
 
 
-def iter_group(path: str, trace_ids: list[str] | None, names: tuple[str, ...], chunk_spans: int) -> Iterator[Part]:
+def _iter_group(path: str, trace_ids: list[str] | None, names: tuple[str, ...], chunk_spans: int) -> Iterator[Part]:
     """These traces (all when None), a part per chunk of projected episodes, so only one chunk's
     episodes are alive at a time."""
     for chunk in iter_keyed_chunks(path, blind=True, trace_ids=trace_ids, where=None, chunk_spans=chunk_spans,
@@ -67,18 +67,25 @@ def iter_group(path: str, trace_ids: list[str] | None, names: tuple[str, ...], c
 
 def _group_job(path: str, trace_ids: list[str] | None, names: tuple[str, ...], chunk_spans: int) -> list[Part]:
     """One process's share (a group of traces), as one part per chunk."""
-    return list(iter_group(path, trace_ids, names, chunk_spans))
+    return list(_iter_group(path, trace_ids, names, chunk_spans))
 
 
-def parts_over_processes(path: str, names: tuple[str, ...], workers: int, chunk_spans: int) -> Iterator[Part] | None:
-    """The store's parts made by ``workers`` local processes, a group of traces each, in the order
-    the groups were stored; None when the store is one group (one process does it best)."""
-    full = os.path.abspath(path)
-    groups = trace_groups(full, None, chunk_spans)
-    if len(groups) <= 1:
-        return None
-    shares = iter_processes(_group_job, full, groups, names, 1 << 62, workers=workers)
-    return (part for share in shares for part in share)
+def iter_parts(path: str | os.PathLike[str], names: tuple[str, ...], *, workers: int = 1,
+               chunk_spans: int = DEFAULT_CHUNK_SPANS) -> Iterator[Part]:
+    """The store's parts in the order their traces were stored, each sorted within itself.
+
+    ``workers`` > 1 spreads groups of traces over that many local processes (a store of one group
+    stays in this one); the parts are the same either way.
+    """
+    path = str(path)
+    if workers > 1:
+        full = os.path.abspath(path)
+        groups = trace_groups(full, None, chunk_spans)
+        if len(groups) > 1:
+            for share in iter_processes(_group_job, full, groups, names, 1 << 62, workers=workers):
+                yield from share
+            return
+    yield from _iter_group(path, None, names, chunk_spans)
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,5 +148,4 @@ def store_features(path: str | os.PathLike[str], feature_set: str = "both", *, w
     same as in one process. Raises ``StoreError`` for a file that is not a readable store.
     """
     names = feature_names(feature_set)
-    spread = parts_over_processes(str(path), names, workers, chunk_spans) if workers > 1 else None
-    return _merge(list(spread if spread is not None else iter_group(str(path), None, names, chunk_spans)), names)
+    return _merge(list(iter_parts(path, names, workers=workers, chunk_spans=chunk_spans)), names)

@@ -20,14 +20,14 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agentchaos_otel.predictors.extract import Part, iter_group, parts_over_processes
+from agentchaos_otel.predictors.extract import Part, iter_parts
 from agentchaos_otel.predictors.features import feature_names
 from agentchaos_otel.store.chunks import DEFAULT_CHUNK_SPANS
 
@@ -83,7 +83,6 @@ class _Runs:
         self.directory, self.schema = directory, schema
         self.files: list[Path] = []
         self.episodes: list[list[tuple[tuple[Any, ...], int]]] = []  # per run: (sort key, rows), in order
-        self.rows = 0
         self.simulated = False
         self._writers: list[Any] = []
 
@@ -107,7 +106,10 @@ class _Runs:
         table = _table(part, self.schema)
         if table.num_rows:
             self._writers[run].write_table(table, row_group_size=RUN_BATCH)
-        self.rows += table.num_rows
+
+    @property
+    def rows(self) -> int:
+        return sum(n for eps in self.episodes for _, n in eps)
 
     def close(self) -> None:
         for writer in self._writers:
@@ -180,7 +182,7 @@ def write_store_features(path: str | os.PathLike[str], out: str | os.PathLike[st
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     runs = _Runs(tmp, schema)
     try:
-        for part in _parts(str(path), names, workers, chunk_spans):
+        for part in iter_parts(path, names, workers=workers, chunk_spans=chunk_spans):
             runs.add(part)
         runs.close()
         written = WrittenFeatures(names, runs.rows, sum(map(len, runs.episodes)), runs.simulated, len(runs.files))
@@ -192,11 +194,3 @@ def write_store_features(path: str | os.PathLike[str], out: str | os.PathLike[st
         runs.close()
         shutil.rmtree(tmp, ignore_errors=True)
 
-
-def _parts(path: str, names: tuple[str, ...], workers: int, chunk_spans: int) -> Iterator[Part]:
-    if workers > 1:
-        spread = parts_over_processes(path, names, workers, chunk_spans)
-        if spread is not None:
-            yield from spread
-            return
-    yield from iter_group(path, None, names, chunk_spans)
