@@ -2,7 +2,7 @@
 
 A process that already has an SDK meter provider keeps it (our instruments report through the
 user's pipeline). Otherwise one is created when something would read it: the user's OTLP metrics
-pipeline (``OTEL_EXPORTER_OTLP_[METRICS_]ENDPOINT``, protocol by ``agentchaos_otel.otlp``) and/or
+pipeline (``OTEL_EXPORTER_OTLP_[METRICS_]ENDPOINT``, protocol by ``agentchaos_otel.otlp_exporters``) and/or
 a Prometheus ``/metrics`` endpoint (``AGENTCHAOS_PROMETHEUS_PORT`` or ``prometheus_port=``).
 
 Fault and episode counters are fed by a span processor from the attributes our spans carry,
@@ -103,14 +103,14 @@ def setup_metrics(*, otlp: bool | None, prometheus_port: int | None, prometheus_
             log.warning("the process already has a meter provider; add a Prometheus reader to it yourself "
                         "(%s is ignored)", PROMETHEUS_PORT_ENV)
         return MetricsHandle(current, owns_provider=False)
-    from agentchaos_otel.otlp import otlp_configured
+    from agentchaos_otel.otlp_exporters import otlp_configured
 
     readers: list[Any] = []
     exporters = os.environ.get("OTEL_METRICS_EXPORTER", "otlp").lower()
     if otlp or (otlp is None and otlp_configured("metrics") and "otlp" in exporters):
         from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 
-        from agentchaos_otel.otlp import metric_exporter_from_env
+        from agentchaos_otel.otlp_exporters import metric_exporter_from_env
 
         readers.append(PeriodicExportingMetricReader(metric_exporter_from_env()))
     bound = None

@@ -27,7 +27,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from agentchaos_otel.handoff import fine_sleeps, hand_off
+from agentchaos_otel.gil_handoff import fine_sleeps, hand_off
 
 MARKER = "[REDACTED]"
 

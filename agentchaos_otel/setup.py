@@ -13,6 +13,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
+from agentchaos_otel import plugins
 from agentchaos_otel.instrumentor import (
     AgentChaosInstrumentor,
     add_episode_processor,
@@ -43,7 +44,7 @@ class Handle:
         return all(p.force_flush(timeout_millis) for p in self.processors)
 
     def shutdown(self) -> None:
-        from agentchaos_otel.episodes import END_HOOKS
+        from agentchaos_otel.episode_scope import END_HOOKS
 
         for hook in self.end_hooks:
             if hook in END_HOOKS:
@@ -100,9 +101,8 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         owns = True
     add_episode_processor(provider)
     if predictor is not None:
-        from agentchaos_otel.predictors.live import LivePredictorProcessor
-
-        provider.add_span_processor(LivePredictorProcessor(predictor, on_alarm=on_alarm))
+        live_predictor = plugins.load(plugins.LIVE, "prediction")
+        provider.add_span_processor(live_predictor(predictor, on_alarm=on_alarm))
     handle = Handle(provider=provider, db=Path(db) if db is not None else None, owns_provider=owns)
     if metrics:
         from agentchaos_otel.metrics_setup import MetricsSpanProcessor, setup_metrics
@@ -112,10 +112,9 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         if handle.metrics is not None:
             provider.add_span_processor(MetricsSpanProcessor())
     if diagnose_live:
-        from agentchaos_otel.diagnosers.live import LiveDiagnosisProcessor
-        from agentchaos_otel.episodes import END_HOOKS
+        from agentchaos_otel.episode_scope import END_HOOKS
 
-        live = LiveDiagnosisProcessor()
+        live = plugins.load(plugins.LIVE, "diagnosis")()
         provider.add_span_processor(live)
         END_HOOKS.append(live.on_episode_end)
         handle.end_hooks.append(live.on_episode_end)
@@ -123,12 +122,12 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         proc = BatchSpanProcessor(DuckDBSpanExporter(str(db)), **batch_processor_sizes())
         provider.add_span_processor(proc)
         handle.processors.append(proc)
-        from agentchaos_otel.store.durability import add_episode_flush
+        from agentchaos_otel.store.durability.episode_flush import add_episode_flush
 
         # Every ended episode is on disk before episode() returns.
         handle.processors.append(add_episode_flush(provider, proc))
     if otlp or (otlp is None and owns and any(os.environ.get(v) for v in _OTLP_ENV)):
-        from agentchaos_otel.otlp import span_exporter_from_env
+        from agentchaos_otel.otlp_exporters import span_exporter_from_env
         from agentchaos_otel.trace.redacting import RedactingSpanExporter
 
         proc = BatchSpanProcessor(RedactingSpanExporter(span_exporter_from_env()))

@@ -115,7 +115,7 @@ def add_episode_flushes(provider: Any = None) -> int:
     from opentelemetry import trace
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    from agentchaos_otel.store.durability import add_episode_flush
+    from agentchaos_otel.store.durability.episode_flush import add_episode_flush
     from agentchaos_otel.store.exporter import DuckDBSpanExporter
 
     provider = provider or trace.get_tracer_provider()

@@ -15,8 +15,8 @@ import shutil
 from pathlib import Path
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.db import open_store
-from agentchaos_otel.store.schema import SPAN_COLUMNS
+from agentchaos_otel.store.database.connect import open_store
+from agentchaos_otel.store.database.schema import SPAN_COLUMNS
 from tests.support import synthetic
 from tests.support.spans import write_episodes
 

@@ -37,13 +37,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from agentchaos_otel.diagnosers.base import diagnose_episodes
-from agentchaos_otel.diagnosers.baseline import TextOnlyDiagnoser
-from agentchaos_otel.diagnosers.evaluate import Interval, Scores, evaluate, evaluation_set
-from agentchaos_otel.diagnosers.learned import split_by_task, train
-from agentchaos_otel.diagnosers.rules import RuleDiagnoser
-from agentchaos_otel.diagnosers.tracefile import load
-from agentchaos_otel.diagnosers.truth import read_labels, resolve
+from diagnosers.base import diagnose_episodes
+from diagnosers.baseline import TextOnlyDiagnoser
+from diagnosers.evaluate import Interval, Scores, evaluate, evaluation_set
+from diagnosers.learned import split_by_task, train
+from diagnosers.rules import RuleDiagnoser
+from diagnosers.tracefile import load
+from diagnosers.truth import read_labels, resolve
 from tests.support import synthetic
 from tests.support.spans import write_episodes
 
@@ -108,7 +108,7 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
     own = synthetic.make_corpus(6, 1) + synthetic.make_corpus(4, 2, heldout=True)
     # (the campaign files passed with --corpus / --heldout are scored, never trained on)
     dev_eps, dev_truths = splits["dev"][0], splits["dev"][1]
-    from agentchaos_otel.diagnosers.evaluate import ground_truth
+    from diagnosers.evaluate import ground_truth
 
     truths = {ep.trace_id: ground_truth(ep) for ep in own} | dict(dev_truths)
     model, report = train(own + dev_eps, seed=seed, truths=truths)
@@ -138,7 +138,7 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
     # Item 5: the held-out split again with OpenInference's OpenAI instrumentation also tracing.
     from openinference.instrumentation.openai import OpenAIInstrumentor
 
-    from agentchaos_otel.diagnosers.base import diagnose_episodes
+    from diagnosers.base import diagnose_episodes
 
     both = Path(out_dir) / f"misbehaving_{test_seed}_openinference.duckdb"
     if not both.exists():

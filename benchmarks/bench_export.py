@@ -59,7 +59,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.db import _create_empty, connect, open_store
+from agentchaos_otel.store.database.connect import _create_empty, connect, open_store
 from agentchaos_otel.store.exporter import EXPORT_BATCH, DuckDBSpanExporter
 
 TARGET_RATIO = 1.0  # at least the rate of the JSON-lines floor (issue 12: >= 50k spans/s here)

@@ -25,11 +25,11 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import Episode
-from agentchaos_otel.predictors.features import FEATURE_SETS, FeatureState
-from agentchaos_otel.predictors.live import LivePredictorProcessor
-from agentchaos_otel.predictors.model import FailurePredictor
+from agentchaos_otel.episode_scope import Episode
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
+from predictors.features import FEATURE_SETS, FeatureState
+from predictors.live import LivePredictorProcessor
+from predictors.model import FailurePredictor
 
 
 class _NullExporter(SpanExporter):
@@ -86,7 +86,8 @@ def run(with_predictor: bool, episodes: int, turns: int, seed: int) -> float:
 
 def scoring_only(steps: int, seed: int) -> float:
     """CPU seconds per step of span-to-step conversion, FeatureState.update and scoring, no OTel."""
-    from agentchaos_otel.predictors.live import step_from_span
+    from agentchaos_otel.store.read.live_steps import step_from_span
+    from predictors.features import OBSERVED_KEYS
 
     provider = TracerProvider()
     tracer = provider.get_tracer("bench")
@@ -102,7 +103,7 @@ def scoring_only(steps: int, seed: int) -> float:
     state = FeatureState()
     start = time.process_time()
     for i, span in enumerate(spans):
-        record = step_from_span(span, i)
+        record = step_from_span(span, i, keys=OBSERVED_KEYS)
         if record is not None:
             state.update(record)
             predictor.score_state(state)

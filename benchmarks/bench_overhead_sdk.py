@@ -32,7 +32,7 @@ from opentelemetry.instrumentation.httpx import HTTPX2ClientInstrumentor
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
 from agentchaos_otel.sim.policy import Turn
 from agentchaos_otel.sim.server import SimulatedModelServer

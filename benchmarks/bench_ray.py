@@ -25,9 +25,9 @@ TARGET_SPEEDUP = 1.5
 
 def _campaign(db: Path, tasks: int, conditions: list[str], workers: int) -> tuple[dict[str, float], dict[str, int]]:
     from agentchaos_otel.campaign.agents import AgentOptions, load_agent
-    from agentchaos_otel.campaign.cli import model_endpoint
     from agentchaos_otel.campaign.ray_executor import WorkerSpec, run_campaign_ray
     from agentchaos_otel.campaign.runner import CampaignConfig
+    from agentchaos_otel.cli.campaign import model_endpoint
 
     options = AgentOptions()
     setup = load_agent("reference")(str(tasks), 0, conditions, options)

@@ -33,8 +33,8 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 
-from agentchaos_otel.store.otlp_receiver import OTLPReceiver
-from agentchaos_otel.store.otlp_workers import default_workers
+from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
+from agentchaos_otel.store.receivers.parse_workers import default_workers
 
 SPANS_PER_REQUEST = 512
 SENDERS = (1, 4, 20)

@@ -12,7 +12,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 
-from agentchaos_otel.store.db import open_store
+from agentchaos_otel.store.database.connect import open_store
 
 PB = {"Content-Type": "application/x-protobuf"}
 

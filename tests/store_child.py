@@ -19,7 +19,7 @@ from pathlib import Path
 
 from opentelemetry import trace
 
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.setup import configure
 
 STEPS = 3  # child spans per episode (plus the root)

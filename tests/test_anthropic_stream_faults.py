@@ -17,7 +17,7 @@ import httpx2
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.faults.catalog import fault_names, get_fault
 from agentchaos_otel.faults.messages_stream import MessagesStreamFaulter, assemble_message, render_message_sse
 from agentchaos_otel.inject.transport import AsyncChaosTransport

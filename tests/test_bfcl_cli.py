@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentchaos_otel.agents.bfcl import UNAVAILABLE_REASON, bfcl_available
-from agentchaos_otel.agents.bfcl.cli import app
+from agentchaos_otel.cli.bfcl import app
 
 pytestmark = pytest.mark.skipif(not bfcl_available(), reason=UNAVAILABLE_REASON)
 

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.agents.bfcl import bfcl_available
-from agentchaos_otel.campaign.cli import app, parse_conditions, parse_seeds, parse_subtasks, report_app
 from agentchaos_otel.campaign.runner import campaign_runs
+from agentchaos_otel.cli.campaign import app, parse_conditions, parse_seeds, parse_subtasks, report_app
 from agentchaos_otel.faults.catalog import agentchaos_names
 from agentchaos_otel.plans.schedule import ONCE_CONDITIONS
 
@@ -126,7 +126,7 @@ def test_seed_and_condition_parsing() -> None:
 
 
 def _episodes(db: Path) -> list[Any]:
-    from agentchaos_otel.store.episodes import load_episodes
+    from agentchaos_otel.store.read.episodes import load_episodes
 
     return sorted(load_episodes(str(db), blind=False), key=lambda e: (e.condition, e.task_id))
 
@@ -218,7 +218,7 @@ def test_bfcl_campaign_records_its_episodes_once(tmp_path: Path) -> None:
     result = runner.invoke(mounted(), args)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout.strip().splitlines()[-1])["ran"] == 2
-    from agentchaos_otel.store.episodes import load_episodes
+    from agentchaos_otel.store.read.episodes import load_episodes
 
     eps = load_episodes(str(db), blind=False)
     assert sorted((e.task_id, e.condition) for e in eps) == [("multi_turn_base_0", "bursty"),

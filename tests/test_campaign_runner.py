@@ -23,8 +23,8 @@ from agentchaos_otel.campaign.runner import (
     run_campaign,
 )
 from agentchaos_otel.plans.binding import current_episode
-from agentchaos_otel.store.episodes import load_episodes
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
+from agentchaos_otel.store.read.episodes import load_episodes
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 
 Memory = tuple[TracerProvider, InMemorySpanExporter]
@@ -102,7 +102,7 @@ def test_parallel_episodes_see_only_their_own_binding(memory: Memory) -> None:
 
 
 def test_agent_that_opens_its_own_episode_is_not_wrapped_twice(memory: Memory) -> None:
-    from agentchaos_otel.episodes import Episode
+    from agentchaos_otel.episode_scope import Episode
 
     provider, exporter = memory
 

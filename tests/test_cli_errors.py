@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from agentchaos_otel.store import schema
+from agentchaos_otel.store.database import schema
 
 
 def _script(name: str) -> Callable[[], Any]:
@@ -170,7 +170,7 @@ def test_demo_against_an_unreachable_endpoint_says_so(tmp_path: Path, capsys: py
 
 def test_unexpected_errors_are_one_line_and_debug_shows_the_traceback(
         files: dict[str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    import agentchaos_otel.store.summary as summary
+    import agentchaos_otel.store.read.summary as summary
 
     def boom(path: str) -> dict[str, Any]:
         raise RuntimeError("boom")
@@ -200,7 +200,7 @@ def test_installed_console_scripts(argv: tuple[str, ...], expected: int, files: 
 
 def test_debug_shows_the_traceback_of_a_known_failure(files: dict[str, str], capsys: pytest.CaptureFixture[str],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentchaos_otel.diagnosers.tracefile import DiagnoseError
+    from diagnosers.tracefile import DiagnoseError
 
     monkeypatch.setenv("AGENTCHAOS_DEBUG", "1")
     monkeypatch.setattr(sys, "argv", ["diagnose", files["missing"]])

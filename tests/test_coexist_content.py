@@ -17,11 +17,11 @@ from opentelemetry.trace import StatusCode
 from opentelemetry.util.genai.types import InputMessage, OutputMessage, Text, ToolCallRequest, ToolCallResponse
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.diagnosers.observe import observe_step
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.transport import ChaosTransport
-from agentchaos_otel.store.model import StepRecord
+from agentchaos_otel.records import StepRecord
 from agentchaos_otel.trace import messages
+from diagnosers.observe import observe_step
 from tests.conftest import WEATHER_TOOL
 from tests.test_anthropic_stream_catalog import MODEL, TOOLS, sync_client
 

@@ -28,16 +28,16 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.diagnosers.rules import RuleDiagnoser
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.faults.catalog import get_fault
 from agentchaos_otel.instrumentor import AgentChaosInstrumentor
 from agentchaos_otel.plans.plan import Experiment, FaultRule, Plan, from_fault_names
 from agentchaos_otel.sim.reference_agent import SYSTEM_PROMPT, ReferencePolicy, run_reference_agent
 from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, TOOL_SPECS, ToolLogEntry, reference_tasks
 from agentchaos_otel.sim.server import SimulatedModelServer
-from agentchaos_otel.store.episodes import load_episodes
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
+from agentchaos_otel.store.read.episodes import load_episodes
+from diagnosers.rules import RuleDiagnoser
 
 PLANS = ("llm_truncate_single", "tool_error_single", "http_429", "stream_truncate", "compound_stale_cache")
 TASK = reference_tasks(1, seed=11, min_subtasks=3, max_subtasks=3)[0]

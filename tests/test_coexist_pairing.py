@@ -20,15 +20,15 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.diagnosers.view import EpisodeView
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.plans import binding
 from agentchaos_otel.plans.binding import EpisodeState
 from agentchaos_otel.plans.plan import resolve_plan
-from agentchaos_otel.predictors.live import span_step_kind
-from agentchaos_otel.store.episodes import load_episodes
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
+from agentchaos_otel.store.read.episodes import load_episodes
+from agentchaos_otel.store.read.live_steps import span_step_kind
 from agentchaos_otel.trace.processors import OWN_SCOPE, EpisodeSpanProcessor
+from diagnosers.view import EpisodeView
 
 CHAT = {A.GEN_AI_OPERATION_NAME: A.OP_CHAT}
 OI_LLM = {A.OI_SPAN_KIND: "LLM"}
@@ -133,7 +133,7 @@ def test_live_predictor_skips_the_enclosing_span(tracing: Any) -> None:
     with episode("t", tracer_provider=provider):
         with provider.get_tracer("their").start_as_current_span("ChatCompletion", attributes=OI_LLM):
             _attempt(provider)
-    kinds = {s.name: span_step_kind(s.name, s.attributes) for s in exporter.get_finished_spans()}
+    kinds = {s.name: span_step_kind(s.attributes) for s in exporter.get_finished_spans()}
     assert kinds == {"ChatCompletion": None, "chat m": "llm", "invoke_agent agent": None}
 
 

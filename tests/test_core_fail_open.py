@@ -14,7 +14,7 @@ import httpx2
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
 
 _VALID = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",

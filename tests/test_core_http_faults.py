@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
 
 MSG = [{"role": "user", "content": "TEXT 1"}]

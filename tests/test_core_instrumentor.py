@@ -17,7 +17,7 @@ import pytest
 from opentelemetry.instrumentation.httpx import HTTPX2ClientInstrumentor
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.install import instrument_client, uninstrument_client
 from agentchaos_otel.inject.transport import ChaosTransport
 from agentchaos_otel.instrumentor import AgentChaosInstrumentor

@@ -10,7 +10,7 @@ import httpx2
 import openai
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
 from agentchaos_otel.plans.plan import from_fault_names
 from tests.conftest import WEATHER_TOOL

@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.transport import ChaosTransport
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.tools import ToolFaultInjector
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from agentchaos_otel.diagnosers.cli import app as diagnose_app
-from agentchaos_otel.diagnosers.driver import diagnose_store
-from agentchaos_otel.diagnosers.rules import RuleDiagnoser
-from agentchaos_otel.scale.local import processes_per_core as default_workers
-from agentchaos_otel.store.db import open_store
+from agentchaos_otel.parallel.processes import processes_per_core as default_workers
+from agentchaos_otel.store.database.connect import open_store
+from diagnosers.cli import app as diagnose_app
+from diagnosers.driver import diagnose_store
+from diagnosers.rules import RuleDiagnoser
 from tests.scale_builders import scale_store
 
 

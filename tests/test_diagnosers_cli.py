@@ -11,8 +11,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from agentchaos_otel.diagnosers.cli import app
-from agentchaos_otel.store.db import open_store
+from agentchaos_otel.store.database.connect import open_store
+from diagnosers.cli import app
 from tests.support import synthetic
 from tests.support.spans import write_episodes
 from tests.test_diagnosers_llm import ScriptedEndpoint

@@ -9,10 +9,10 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from agentchaos_otel.diagnosers.base import diagnose_episodes
-from agentchaos_otel.diagnosers.estimators import LearnedEstimator, RuleEstimator
-from agentchaos_otel.diagnosers.learned import split_by_task, train
-from agentchaos_otel.diagnosers.rules import RuleDiagnoser
+from diagnosers.base import diagnose_episodes
+from diagnosers.estimators import LearnedEstimator, RuleEstimator
+from diagnosers.learned import split_by_task, train
+from diagnosers.rules import RuleDiagnoser
 from tests.support import synthetic
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from agentchaos_otel.diagnosers.base import Diagnosis
-from agentchaos_otel.diagnosers.baseline import TextOnlyDiagnoser
-from agentchaos_otel.diagnosers.evaluate import evaluate, evaluation_set, ground_truth, score
-from agentchaos_otel.diagnosers.rules import RuleDiagnoser
-from agentchaos_otel.diagnosers.taxonomy import NONE_FOUND
-from agentchaos_otel.store.model import FaultLabel
+from agentchaos_otel.records import FaultLabel
+from diagnosers.base import Diagnosis
+from diagnosers.baseline import TextOnlyDiagnoser
+from diagnosers.evaluate import evaluate, evaluation_set, ground_truth, score
+from diagnosers.rules import RuleDiagnoser
+from diagnosers.taxonomy import NONE_FOUND
 from tests.support import synthetic
 from tests.support.synthetic import episode_of, fault_attrs, llm_record
 

@@ -21,14 +21,14 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.diagnosers.base import diagnose_episodes
-from agentchaos_otel.diagnosers.driver import diagnose_store
-from agentchaos_otel.diagnosers.observe import observe_step
-from agentchaos_otel.diagnosers.rules import RuleDiagnoser
-from agentchaos_otel.store import schema
-from agentchaos_otel.store.db import open_store
-from agentchaos_otel.store.episodes import load_episodes
+from agentchaos_otel.store.database import schema
+from agentchaos_otel.store.database.connect import open_store
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
+from agentchaos_otel.store.read.episodes import load_episodes
+from diagnosers.base import diagnose_episodes
+from diagnosers.driver import diagnose_store
+from diagnosers.observe import observe_step
+from diagnosers.rules import RuleDiagnoser
 from tests.scale_builders import odd_traces
 from tests.support import synthetic
 from tests.support.spans import write_episodes

@@ -7,11 +7,11 @@ from pathlib import Path
 import joblib
 import pytest
 
-from agentchaos_otel.diagnosers.base import diagnose_episodes
-from agentchaos_otel.diagnosers.evaluate import evaluate
-from agentchaos_otel.diagnosers.features import FEATURE_NAMES, episode_features
-from agentchaos_otel.diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, step_labels, train
-from agentchaos_otel.diagnosers.view import EpisodeView
+from diagnosers.base import diagnose_episodes
+from diagnosers.evaluate import evaluate
+from diagnosers.features import FEATURE_NAMES, episode_features
+from diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, step_labels, train
+from diagnosers.view import EpisodeView
 from tests.support import synthetic
 from tests.support.synthetic import episode_of, fault_attrs, llm_record, tool_record
 

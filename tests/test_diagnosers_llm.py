@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from agentchaos_otel.diagnosers.llm import AnswerError, LLMDiagnoser, parse_answer
-from agentchaos_otel.diagnosers.prompt import render_episode
-from agentchaos_otel.diagnosers.view import EpisodeView
+from diagnosers.llm import AnswerError, LLMDiagnoser, parse_answer
+from diagnosers.prompt import render_episode
+from diagnosers.view import EpisodeView
 from tests.support.synthetic import episode_of, llm_record, tool_record
 
 WEATHER = ("get_weather", {"city": "Oslo", "unit": "c"})

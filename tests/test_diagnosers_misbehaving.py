@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentchaos_otel.diagnosers.cli import app
-from agentchaos_otel.diagnosers.tracefile import load
-from agentchaos_otel.diagnosers.truth import read_labels, resolve
+from diagnosers.cli import app
+from diagnosers.tracefile import load
+from diagnosers.truth import read_labels, resolve
 from tests.support.misbehaving.corpus import run_corpus
 from tests.support.misbehaving.forms import LLM_FORMS, TOOL_FORMS
 
@@ -95,7 +95,7 @@ def test_bad_label_files_are_one_clear_error(corpus: Any, tmp_path: Path) -> Non
 
 
 def test_every_label_of_the_corpus_is_in_the_taxonomy(corpus: Any) -> None:
-    from agentchaos_otel.diagnosers.taxonomy import FAULT_TYPES
+    from diagnosers.taxonomy import FAULT_TYPES
 
     assert {f.fault_type for f in LLM_FORMS + TOOL_FORMS} <= set(FAULT_TYPES)
     db, labels, _ = corpus
@@ -107,8 +107,8 @@ def test_same_diagnoses_with_openinference_also_tracing(corpus: Any, tmp_path: P
     """Item 5: another GenAI instrumentation tracing the same calls changes no rule diagnosis."""
     from openinference.instrumentation.openai import OpenAIInstrumentor
 
-    from agentchaos_otel.diagnosers.base import diagnose_episodes
-    from agentchaos_otel.diagnosers.rules import RuleDiagnoser
+    from diagnosers.base import diagnose_episodes
+    from diagnosers.rules import RuleDiagnoser
 
     plain, both = tmp_path / "plain.duckdb", tmp_path / "both.duckdb"
     run_corpus(plain, tmp_path / "plain.jsonl", 20, seed=4)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agentchaos_otel.diagnosers.cli import app
+from diagnosers.cli import app
 from tests.test_diagnosers_store import _strip_ground_truth
 
 runner = CliRunner()

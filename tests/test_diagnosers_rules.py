@@ -9,10 +9,10 @@ import pytest
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel import signals
-from agentchaos_otel.diagnosers.base import CONFIDENCE_MIN, diagnose_episodes
-from agentchaos_otel.diagnosers.rules import RULES, RuleDiagnoser
-from agentchaos_otel.diagnosers.taxonomy import NONE_FOUND
-from agentchaos_otel.store.model import EpisodeTrace, StepRecord
+from agentchaos_otel.records import EpisodeTrace, StepRecord
+from diagnosers.base import CONFIDENCE_MIN, diagnose_episodes
+from diagnosers.rules import RULES, RuleDiagnoser
+from diagnosers.taxonomy import NONE_FOUND
 from tests.support.synthetic import episode_of, fault_attrs, llm_record, tool_record
 
 WEATHER = ("get_weather", {"city": "Oslo", "unit": "c"})

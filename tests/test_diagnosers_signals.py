@@ -6,7 +6,7 @@ import pytest
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel import signals
-from agentchaos_otel.diagnosers.key_style import key_style
+from diagnosers.key_style import key_style
 
 
 @pytest.mark.parametrize("text,marker", [

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.diagnosers.base import diagnose_episodes
-from agentchaos_otel.diagnosers.baseline import TextOnlyDiagnoser
-from agentchaos_otel.diagnosers.rules import RuleDiagnoser
-from agentchaos_otel.diagnosers.tracefile import DiagnoseError, load, write_diagnoses
-from agentchaos_otel.store.db import connect, open_store
+from agentchaos_otel.store.database.connect import connect, open_store
+from diagnosers.base import diagnose_episodes
+from diagnosers.baseline import TextOnlyDiagnoser
+from diagnosers.rules import RuleDiagnoser
+from diagnosers.tracefile import DiagnoseError, load, write_diagnoses
 from tests.support import synthetic
 from tests.support.spans import write_episodes
 
@@ -119,8 +119,8 @@ def test_openinference_trace_through_the_store(tmp_path: Path) -> None:
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from typer.testing import CliRunner
 
-    from agentchaos_otel.diagnosers.cli import app
     from agentchaos_otel.store.exporter import DuckDBSpanExporter
+    from diagnosers.cli import app
 
     path = tmp_path / "oi.duckdb"
     provider = TracerProvider()

@@ -11,12 +11,12 @@ import duckdb
 import pytest
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.cli.errors import run_app
 from agentchaos_otel.cli.main import app
-from agentchaos_otel.cli_errors import run_app
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.store.importer import import_paths
-from agentchaos_otel.store.otlp_grpc import OTLPGrpcReceiver
-from agentchaos_otel.store.otlp_receiver import OTLPReceiver
+from agentchaos_otel.store.importers.trace_files import import_paths
+from agentchaos_otel.store.receivers.otlp_grpc import OTLPGrpcReceiver
+from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
 from tests import ecosystem_builders as B
 
 _COLS = ("trace_id", "span_id", "parent_span_id", "name", "kind", "start_ns", "end_ns", "status_code",
@@ -96,8 +96,8 @@ def test_round_trip_over_http_with_diagnoses_computed_at_export(store: Path, tmp
 
 
 def test_round_trip_over_grpc_with_stored_diagnoses_and_predictions(store: Path, tmp_path: Path) -> None:
-    from agentchaos_otel.diagnosers.cli import app as diagnose_app
-    from agentchaos_otel.predictors.cli import PREDICTIONS_DDL
+    from diagnosers.cli import app as diagnose_app
+    from predictors.cli import PREDICTIONS_DDL
 
     assert run_app(diagnose_app, "diagnose", [str(store), "--json"]) == 0
     with duckdb.connect(str(store)) as conn:

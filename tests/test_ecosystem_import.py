@@ -9,13 +9,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from agentchaos_otel.cli.errors import run_app
 from agentchaos_otel.cli.main import app
-from agentchaos_otel.cli_errors import run_app
-from agentchaos_otel.diagnosers.base import diagnose_episodes
-from agentchaos_otel.diagnosers.rules import RuleDiagnoser
-from agentchaos_otel.diagnosers.tracefile import load
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.store.importer import TraceImportError, import_paths
+from agentchaos_otel.store.importers.trace_files import TraceImportError, import_paths
+from diagnosers.base import diagnose_episodes
+from diagnosers.rules import RuleDiagnoser
+from diagnosers.tracefile import load
 from tests import ecosystem_builders as B
 
 _COLS = "trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, " \
@@ -100,7 +100,7 @@ def test_dataframe_records_with_flat_columns_and_epoch_ms(tmp_path: Path) -> Non
         row = {"name": s["name"], "span_kind": s["span_kind"], "parent_id": s["parent_id"],
                "context.trace_id": s["context"]["trace_id"], "context.span_id": s["context"]["span_id"],
                "start_time": 1793613600000, "end_time": 1793613600500, "status_code": s["status_code"]}
-        from agentchaos_otel.store.import_phoenix import flatten
+        from agentchaos_otel.store.importers.openinference import flatten
 
         attrs: dict = {}
         flatten(s["attributes"], "", attrs)
@@ -142,7 +142,7 @@ def test_trajectories_become_episodes_with_outcome(tmp_path: Path) -> None:
 
 
 def test_diagnose_command_runs_unchanged_on_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from agentchaos_otel.diagnosers.cli import app as diagnose_app
+    from diagnosers.cli import app as diagnose_app
 
     traj = _write(tmp_path, "one.json", json.dumps(B.trajectory()))
     db = tmp_path / "cli.duckdb"
@@ -186,8 +186,8 @@ def test_readme_import_line_runs_on_the_shipped_examples(tmp_path: Path, monkeyp
 
 def test_parquet_import_reads_back_as_the_file_and_diagnoses_the_same(tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from agentchaos_otel.diagnosers.cli import app as diagnose_app
-    from agentchaos_otel.store.db import open_store
+    from agentchaos_otel.store.database.connect import open_store
+    from diagnosers.cli import app as diagnose_app
 
     examples = Path(__file__).resolve().parents[1] / "docs" / "examples" / "import"
     lines = [B.otlp_json_line(B.sdk_spans(f"pq-{i}")) for i in range(3)]

@@ -20,7 +20,7 @@ import duckdb
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.db import connect
+from agentchaos_otel.store.database.connect import connect
 from agentchaos_otel.trace.metrics import DURATION_BUCKETS, TOKEN_BUCKETS
 
 AGENT = textwrap.dedent("""
@@ -133,9 +133,9 @@ def test_prometheus_scrapes_genai_histograms_and_our_counters(agent: Any, tmp_pa
 
 
 def test_live_verdict_on_the_root_equals_the_offline_diagnosis(agent: Any) -> None:
-    from agentchaos_otel.diagnosers.base import diagnose_episodes
-    from agentchaos_otel.diagnosers.rules import RuleDiagnoser
-    from agentchaos_otel.diagnosers.tracefile import load
+    from diagnosers.base import diagnose_episodes
+    from diagnosers.rules import RuleDiagnoser
+    from diagnosers.tracefile import load
 
     _port, db = agent
     # The store's own reader waits out a writer that still holds the file (the agent runs on).

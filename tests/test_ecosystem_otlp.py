@@ -17,9 +17,9 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-from agentchaos_otel.otlp import OTLPConfigError, resolve_protocol, span_exporter_from_env
-from agentchaos_otel.store.otlp_grpc import OTLPGrpcReceiver
-from agentchaos_otel.store.otlp_receiver import OTLPReceiver
+from agentchaos_otel.otlp_exporters import OTLPConfigError, resolve_protocol, span_exporter_from_env
+from agentchaos_otel.store.receivers.otlp_grpc import OTLPGrpcReceiver
+from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
 
 _VARS = ("OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_ENDPOINT",
          "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",

@@ -14,9 +14,9 @@ import pytest
 from rich.console import Console
 
 from agentchaos_otel.cli.demo import run_demo
+from agentchaos_otel.cli.errors import run_app
 from agentchaos_otel.cli.main import app
-from agentchaos_otel.cli_errors import run_app
-from agentchaos_otel.store.importer import import_paths
+from agentchaos_otel.store.importers.trace_files import import_paths
 from tests import ecosystem_builders as B
 
 

@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.faults import anthropic as anth
 from agentchaos_otel.faults import catalog as C
 from agentchaos_otel.faults import variants as V

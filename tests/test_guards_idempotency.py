@@ -11,7 +11,7 @@ import pytest
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.agents.bfcl import UNAVAILABLE_REASON, bfcl_available
-from agentchaos_otel.episodes import Episode
+from agentchaos_otel.episode_scope import Episode
 from agentchaos_otel.guards import IdempotencyGuard, idempotent, not_idempotent
 
 

@@ -100,7 +100,7 @@ def test_annotate_passes_the_answer_on_and_marks_the_span(memory_tracing) -> Non
 @pytest.mark.parametrize("plan", ["tool_schema_persistent", "tool_corrupt_persistent"])
 def test_the_guard_sees_what_the_injector_did(memory_tracing, plan) -> None:
     """A valid tool call from the server, corrupted by the injector's plan: the guard catches it."""
-    from agentchaos_otel.episodes import Episode
+    from agentchaos_otel.episode_scope import Episode
 
     provider, exporter = memory_tracing
     good = completion(tool_calls=[tool_call({"symbol": "NVDA", "amount": 3})], finish_reason="tool_calls")
@@ -115,7 +115,7 @@ def test_the_guard_sees_what_the_injector_did(memory_tracing, plan) -> None:
 
 def test_a_cut_value_that_still_fits_the_schema_is_a_limit_of_form_checks(memory_tracing) -> None:
     """tool_truncate cuts 'NVDA' to a shorter upper-case string: well-formed, so nothing is found."""
-    from agentchaos_otel.episodes import Episode
+    from agentchaos_otel.episode_scope import Episode
 
     provider, exporter = memory_tracing
     good = completion(tool_calls=[tool_call({"symbol": "NVDA", "amount": 3})], finish_reason="tool_calls")

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from agentchaos_otel import handoff
-from agentchaos_otel.handoff import fine_sleeps, hand_off
+from agentchaos_otel import gil_handoff as handoff
+from agentchaos_otel.gil_handoff import fine_sleeps, hand_off
 
 
 @pytest.mark.skipif(handoff._prctl is None, reason="timer slack is a Linux setting")  # noqa: SLF001

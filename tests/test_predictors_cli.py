@@ -9,9 +9,9 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from agentchaos_otel.predictors.cli import app
-from agentchaos_otel.predictors.model import FailurePredictor
-from agentchaos_otel.store.episodes import load_episodes
+from agentchaos_otel.store.read.episodes import load_episodes
+from predictors.cli import app
+from predictors.model import FailurePredictor
 from tests.test_predictors_live import Pipeline
 from tests.test_predictors_synth import synthetic_corpus
 
@@ -140,8 +140,8 @@ def test_single_class_and_tiny_corpora_are_refused_clearly(tmp_path: Path) -> No
 
 
 def test_mounted_under_agentchaos_predict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agentchaos_otel.cli.errors import run_app
     from agentchaos_otel.cli.main import app as main_app
-    from agentchaos_otel.cli_errors import run_app
 
     assert run_app(main_app, "agentchaos", ["predict", "train", str(tmp_path / "none.duckdb")]) == 1
     err = capsys.readouterr().err

@@ -9,8 +9,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from agentchaos_otel.predictors.estimator import FailurePredictorEstimator
-from agentchaos_otel.predictors.model import PredictorDataError, calibrate, fit_predictor, labelled
+from predictors.estimator import FailurePredictorEstimator
+from predictors.model import PredictorDataError, calibrate, fit_predictor, labelled
 from tests.test_predictors_synth import synthetic_corpus
 
 

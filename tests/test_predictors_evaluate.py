@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from agentchaos_otel.predictors.evaluate import (
+from predictors.evaluate import (
     ScoredEpisode,
     auroc,
     bootstrap_intervals,
@@ -18,7 +18,7 @@ from agentchaos_otel.predictors.evaluate import (
     render_text,
     roc_curve,
 )
-from agentchaos_otel.predictors.model import PredictorDataError, train
+from predictors.model import PredictorDataError, train
 from tests.test_predictors_synth import entropy_attrs, episode, llm_step, synthetic_corpus, tool_step
 
 

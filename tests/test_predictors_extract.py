@@ -14,13 +14,13 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from agentchaos_otel.predictors.cli import app
-from agentchaos_otel.predictors.extract import STEP_KEYS, store_features
-from agentchaos_otel.predictors.feature_file import write_store_features
-from agentchaos_otel.predictors.features import feature_names, prefix_table
-from agentchaos_otel.predictors.model import train
-from agentchaos_otel.store.db import connect
-from agentchaos_otel.store.episodes import load_episodes
+from agentchaos_otel.store.database.connect import connect
+from agentchaos_otel.store.read.episodes import load_episodes
+from predictors.cli import app
+from predictors.extract import STEP_KEYS, store_features
+from predictors.feature_file import write_store_features
+from predictors.features import feature_names, prefix_table
+from predictors.model import train
 from tests.scale_builders import scale_store
 from tests.test_predictors_cli import write_corpus
 from tests.test_predictors_synth import synthetic_corpus

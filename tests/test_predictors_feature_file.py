@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentchaos_otel.predictors import feature_file
-from agentchaos_otel.predictors.extract import Part
-from agentchaos_otel.store.db import StoreError
+from agentchaos_otel.store.database.connect import StoreError
+from predictors import feature_file
+from predictors.extract import Part
 
 _EXAMPLES = int(os.environ.get("AGENTCHAOS_FUZZ_EXAMPLES", "60"))
 NAMES = ("f0", "f1")

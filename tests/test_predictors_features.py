@@ -7,7 +7,8 @@ import math
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.predictors.features import (
+from agentchaos_otel.trace.annotate import entropy_attributes
+from predictors.features import (
     ENTROPY_FEATURES,
     EXTERNAL_FEATURES,
     FEATURE_SETS,
@@ -19,7 +20,6 @@ from agentchaos_otel.predictors.features import (
     prefix_table,
     tool_changed_state,
 )
-from agentchaos_otel.trace.annotate import entropy_attributes
 from tests.test_predictors_synth import entropy_attrs, episode, llm_step, synthetic_corpus, tool_step
 
 

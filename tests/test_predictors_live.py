@@ -16,14 +16,15 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Status, StatusCode
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import Episode
-from agentchaos_otel.predictors.features import EXTERNAL_FEATURES
-from agentchaos_otel.predictors.live import Alarm, LivePredictorProcessor, span_step_kind
-from agentchaos_otel.predictors.model import FailurePredictor, train
-from agentchaos_otel.store.episodes import load_episodes
+from agentchaos_otel.episode_scope import Episode
+from agentchaos_otel.records import EpisodeTrace, StepRecord
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.store.model import EpisodeTrace, StepRecord
+from agentchaos_otel.store.read.episodes import load_episodes
+from agentchaos_otel.store.read.live_steps import span_step_kind
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
+from predictors.features import EXTERNAL_FEATURES
+from predictors.live import Alarm, LivePredictorProcessor
+from predictors.model import FailurePredictor, train
 from tests.test_predictors_synth import synthetic_corpus, synthetic_episode
 
 
@@ -206,8 +207,8 @@ def test_processor_loads_a_model_file_and_ignores_other_spans(tmp_path: Path, pi
     with pipe.tracer.start_as_current_span("GET /health", attributes={"http.method": "GET"}) as sp:
         tid = format(sp.get_span_context().trace_id, "032x")
     assert pipe.live.history(tid) == []
-    assert span_step_kind("chat m", {}) is None
-    assert span_step_kind("x", {A.OI_SPAN_KIND: "llm"}) == "llm"
+    assert span_step_kind({}) is None
+    assert span_step_kind({A.OI_SPAN_KIND: "llm"}) == "llm"
 
 
 def test_spans_outside_any_episode_are_still_scored(pipeline_factory: Any) -> None:

@@ -10,8 +10,8 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from agentchaos_otel.predictors.features import FEATURE_SETS, prefix_table
-from agentchaos_otel.predictors.model import (
+from predictors.features import FEATURE_SETS, prefix_table
+from predictors.model import (
     FailurePredictor,
     PredictorDataError,
     alarm_threshold,
@@ -164,7 +164,7 @@ def test_model_file_with_other_features_is_refused(tmp_path, corpus: list) -> No
 
 
 def test_validation_without_successful_episodes_is_a_clear_error(corpus: list) -> None:
-    from agentchaos_otel.predictors.model import calibrate
+    from predictors.model import calibrate
 
     split = split_by_task(corpus, seed=0)
     p = fit_predictor(split.train, "external")

@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.model import EpisodeTrace, StepRecord
+from agentchaos_otel.records import EpisodeTrace, StepRecord
 
 MS = 1_000_000
 

@@ -16,7 +16,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
 from agentchaos_otel.plans.binding import EpisodeState
 from agentchaos_otel.plans.plan import resolve_plan

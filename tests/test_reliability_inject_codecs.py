@@ -9,7 +9,7 @@ import zlib
 
 import pytest
 
-from agentchaos_otel.codecs import TooLarge, UnsupportedEncoding, bounded_decompress
+from agentchaos_otel.content_encoding import TooLarge, UnsupportedEncoding, bounded_decompress
 
 DATA = b"The weather in Paris is sunny. " * 4000
 

@@ -39,8 +39,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.codecs import TooLarge, bounded_decompress
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.content_encoding import TooLarge, bounded_decompress
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.call import http_module
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
 from agentchaos_otel.sse import SSEParser

@@ -18,7 +18,7 @@ import httpx2
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.call import MAX_INSPECT_BYTES, http_module
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
 from tests.inject_harness import JSON_BODY

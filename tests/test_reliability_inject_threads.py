@@ -17,7 +17,7 @@ import openai
 import pytest
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.instrumentor import AgentChaosInstrumentor
 from agentchaos_otel.plans import binding
 from agentchaos_otel.setup import configure

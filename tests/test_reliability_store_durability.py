@@ -16,11 +16,11 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-from agentchaos_otel.episodes import episode
-from agentchaos_otel.store.durability import EpisodeFlushProcessor
+from agentchaos_otel.episode_scope import episode
+from agentchaos_otel.store.durability.episode_flush import EpisodeFlushProcessor
+from agentchaos_otel.store.durability.spool import Spool
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.store.spool import Spool
-from agentchaos_otel.store.summary import render_summary, summarize
+from agentchaos_otel.store.read.summary import render_summary, summarize
 from tests.store_child import STEPS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,7 +83,7 @@ def test_a_shut_down_configure_on_the_users_provider_flushes_nothing_later(
     first.shutdown()
     second = agentchaos_otel.configure(db=tmp_path / "b.duckdb", tracer_provider=tp, instrument=False,
                                        metrics=False)
-    with caplog.at_level("WARNING", logger="agentchaos_otel.store.durability"):
+    with caplog.at_level("WARNING", logger="agentchaos_otel.store.durability.episode_flush"):
         with episode("t1", tracer_provider=tp):
             pass
     assert [r.getMessage() for r in caplog.records] == []

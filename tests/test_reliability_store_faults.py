@@ -22,10 +22,10 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-from agentchaos_otel.episodes import episode
-from agentchaos_otel.store.durability import EpisodeFlushProcessor
+from agentchaos_otel.episode_scope import episode
+from agentchaos_otel.store.durability.episode_flush import EpisodeFlushProcessor
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.store.otlp_receiver import OTLPReceiver
+from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
 from tests.otlp_builders import PB, pb_request
 from tests.test_store_spool import _HOLDER, read_only_file
 

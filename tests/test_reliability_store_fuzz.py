@@ -31,7 +31,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 
-from agentchaos_otel.store.otlp_receiver import OTLPReceiver
+from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
 from tests.otlp_builders import stored_ids
 
 _LONG = int(os.environ.get("AGENTCHAOS_FUZZ_EXAMPLES", "0") or 0)

@@ -16,10 +16,10 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store import otlp_receiver
-from agentchaos_otel.store.db import open_store
-from agentchaos_otel.store.otlp_receiver import OTLPReceiver
-from agentchaos_otel.store.spool import Spool
+from agentchaos_otel.store.database.connect import open_store
+from agentchaos_otel.store.durability.spool import Spool
+from agentchaos_otel.store.receivers import otlp_http as otlp_receiver
+from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
 from tests.otlp_builders import PB, body_of, json_request, json_span, pb_request, post_head, raw_http, stored_ids
 
 T1 = "11" * 16

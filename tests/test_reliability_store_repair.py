@@ -18,10 +18,10 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExportResult
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.db import open_store
+from agentchaos_otel.store.database.connect import open_store
+from agentchaos_otel.store.database.repair import INT64_MAX, repair_row
+from agentchaos_otel.store.durability.spool import Spool, spool_path
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, span_to_row
-from agentchaos_otel.store.repair import INT64_MAX, repair_row
-from agentchaos_otel.store.spool import Spool, spool_path
 from tests.test_store_spool import episode_spans
 
 LONE = "\ud83d"  # the first half of an emoji, as a provider's truncated text leaves it

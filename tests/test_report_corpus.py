@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.model import EpisodeTrace, StepRecord
+from agentchaos_otel.records import EpisodeTrace, StepRecord
 
 TOOL_KINDS = ("timeout", "rate_limit", "empty", "malformed_json", "truncated", "key_rename", "wrong_value")
 

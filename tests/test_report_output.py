@@ -12,7 +12,7 @@ from agentchaos_otel.campaign import html as H
 from agentchaos_otel.campaign import plots
 from agentchaos_otel.campaign import report as R
 from agentchaos_otel.campaign.measures import StudyMeasures
-from agentchaos_otel.store.model import EpisodeTrace
+from agentchaos_otel.records import EpisodeTrace
 from tests.test_report_corpus import episode, llm, synthetic_study, tool
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

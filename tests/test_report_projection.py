@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from agentchaos_otel import attributes as A
 from agentchaos_otel.campaign import measures as M
 from agentchaos_otel.campaign import report as R
-from agentchaos_otel.store.episodes import load_episodes
-from agentchaos_otel.store.model import EpisodeTrace
+from agentchaos_otel.records import EpisodeTrace
+from agentchaos_otel.store.read.episodes import load_episodes
 from tests.support.spans import write_episodes
 from tests.test_campaign_cli import mounted
 from tests.test_guards_campaign import _pair

@@ -16,7 +16,7 @@ import openai
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel import signals, sse
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject import call as call_module
 from agentchaos_otel.inject.transport import ChaosTransport
 from agentchaos_otel.trace.annotate import Conversation, conversation_digest, request_attributes

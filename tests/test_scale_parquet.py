@@ -18,13 +18,13 @@ from typer.testing import CliRunner
 from agentchaos_otel.campaign.measures import STEP_KEYS
 from agentchaos_otel.campaign.report import build, load_corpus, to_json
 from agentchaos_otel.cli.main import app as agentchaos_app
-from agentchaos_otel.diagnosers.cli import app as diagnose_app
-from agentchaos_otel.store import schema
-from agentchaos_otel.store.db import StoreError, open_store
-from agentchaos_otel.store.episodes import load_episodes, load_ground_truth
-from agentchaos_otel.store.model import EpisodeTrace
-from agentchaos_otel.store.otlp_receiver import OTLPReceiver
+from agentchaos_otel.records import EpisodeTrace
+from agentchaos_otel.store.database import schema
+from agentchaos_otel.store.database.connect import StoreError, open_store
 from agentchaos_otel.store.parquet import ParquetSpanSink, export_store, partition_of
+from agentchaos_otel.store.read.episodes import load_episodes, load_ground_truth
+from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
+from diagnosers.cli import app as diagnose_app
 from tests.scale_builders import scale_store
 
 
@@ -94,8 +94,8 @@ def test_report_loads_projected_steps_from_the_directory(pair: tuple[Path, Path]
 
 def test_predict_reads_the_directory_unchanged(pair: tuple[Path, Path]) -> None:
     """Every predict command loads through ``_load``; the feature rows it feeds the model match."""
-    from agentchaos_otel.predictors.cli import _load
-    from agentchaos_otel.predictors.features import feature_names, prefix_table
+    from predictors.cli import _load
+    from predictors.features import feature_names, prefix_table
 
     db, data = pair
     a, b = _load(db), _load(data)
@@ -105,7 +105,7 @@ def test_predict_reads_the_directory_unchanged(pair: tuple[Path, Path]) -> None:
 
 
 def test_predict_features_reads_the_directory_unchanged(pair: tuple[Path, Path]) -> None:
-    from agentchaos_otel.predictors.extract import store_features
+    from predictors.extract import store_features
 
     db, data = pair
     from_dir = store_features(data, "both", chunk_spans=200, workers=2).frame()

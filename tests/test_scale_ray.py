@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from agentchaos_otel.cli.main import app as agentchaos_app
-from agentchaos_otel.diagnosers.cli import app as diagnose_app
-from agentchaos_otel.store.db import open_store
-from agentchaos_otel.store.episodes import load_episodes
+from agentchaos_otel.store.database.connect import open_store
+from agentchaos_otel.store.read.episodes import load_episodes
+from diagnosers.cli import app as diagnose_app
 from tests.scale_builders import scale_store
 
 ray = pytest.importorskip("ray")
@@ -76,8 +76,8 @@ def test_diagnose_on_ray_equals_the_local_run(local_ray: None, tmp_path: Path) -
 
 
 def test_diagnose_chunks_spread_over_workers_keep_the_order(local_ray: None, tmp_path: Path) -> None:
-    from agentchaos_otel.diagnosers.driver import diagnose_store
-    from agentchaos_otel.diagnosers.rules import RuleDiagnoser
+    from diagnosers.driver import diagnose_store
+    from diagnosers.rules import RuleDiagnoser
 
     store = scale_store(tmp_path / "traces.duckdb")
     local = diagnose_store(store, RuleDiagnoser())

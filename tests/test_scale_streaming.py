@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from agentchaos_otel.diagnosers.base import diagnose_episodes
-from agentchaos_otel.diagnosers.driver import diagnose_store
-from agentchaos_otel.diagnosers.rules import RuleDiagnoser
-from agentchaos_otel.store.db import StoreError, open_store
-from agentchaos_otel.store.episodes import iter_episode_chunks, load_episodes
-from agentchaos_otel.store.model import EpisodeTrace, StepRecord
+from agentchaos_otel.records import EpisodeTrace, StepRecord
+from agentchaos_otel.store.database.connect import StoreError, open_store
+from agentchaos_otel.store.read.episodes import iter_episode_chunks, load_episodes
+from diagnosers.base import diagnose_episodes
+from diagnosers.driver import diagnose_store
+from diagnosers.rules import RuleDiagnoser
 from tests.scale_builders import scale_store
 
 
@@ -88,7 +88,7 @@ def test_the_store_can_be_written_between_chunks(store: Path, tmp_path: Path) ->
     """A diagnoser that writes into the store while it is being read (the LLM cache) is not refused."""
     import shutil
 
-    from agentchaos_otel.store.db import write_rows
+    from agentchaos_otel.store.database.connect import write_rows
 
     copy = tmp_path / "copy.duckdb"
     shutil.copyfile(store, copy)

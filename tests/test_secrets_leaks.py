@@ -27,8 +27,8 @@ import duckdb
 import httpx
 import pytest
 
-from agentchaos_otel.store.otlp_receiver import OTLPReceiver
-from agentchaos_otel.store.spool import Spool
+from agentchaos_otel.store.durability.spool import Spool
+from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
 
 ECHOED_KEY = "echoKey-7Hq2Lw9Zx4Rb"  # sent as the API key; the provider quotes it in its 401
 QUERY_KEY = "queryKey-3Mf8Tn1Vc6Yd"  # ?key=

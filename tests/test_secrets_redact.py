@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Status, StatusCode
 
 from agentchaos_otel import redact
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.trace.redacting import RedactingOTLPSpanExporter, RedactingSpanExporter
 
 M = redact.MARKER

@@ -15,7 +15,7 @@ import openai
 import pytest
 from typer.testing import CliRunner
 
-from agentchaos_otel.sim.cli import BANNER, app
+from agentchaos_otel.cli.sim import BANNER, app
 from agentchaos_otel.sim.reference_tasks import TOOL_SPECS, reference_tasks
 from agentchaos_otel.sim.server import SIMULATED_HEADER
 

@@ -17,7 +17,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.faults.catalog import CATALOG, fault_names
 from agentchaos_otel.inject.tools import ToolFaultInjector
 from agentchaos_otel.inject.transport import ChaosTransport
@@ -109,7 +109,7 @@ def test_configured_process_stores_reference_episodes_in_duckdb(server: Simulate
                                                                  tmp_path: Any) -> None:
     """configure() instruments every client; the stored episodes must mirror what the agent did."""
     import agentchaos_otel
-    from agentchaos_otel.store.episodes import load_episodes
+    from agentchaos_otel.store.read.episodes import load_episodes
 
     db = tmp_path / "traces.duckdb"
     provider = TracerProvider()

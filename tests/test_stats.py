@@ -111,8 +111,8 @@ def test_group_split_keeps_groups_whole_seeded_and_order_free() -> None:
 
 
 def test_diagnosers_and_predictors_split_tasks_by_the_same_rule() -> None:
-    from agentchaos_otel.diagnosers.learned import split_by_task as diagnoser_split
-    from agentchaos_otel.predictors.model import split_by_task as predictor_split
+    from diagnosers.learned import split_by_task as diagnoser_split
+    from predictors.model import split_by_task as predictor_split
     from tests.support import synthetic
 
     corpus = synthetic.make_corpus(10, 1)

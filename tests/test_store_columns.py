@@ -20,10 +20,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import redact
-from agentchaos_otel.store import db as store_db
-from agentchaos_otel.store.db import open_store
+from agentchaos_otel.store.database import connect as store_db
+from agentchaos_otel.store.database.connect import open_store
+from agentchaos_otel.store.database.repair import repair_row
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, span_to_row, spans_to_batch
-from agentchaos_otel.store.repair import repair_row
 
 M = redact.MARKER
 LONE = "\ud800"
@@ -261,7 +261,7 @@ def _otlp_json(texts: list[str]) -> bytes:
 @example(texts=["Bearer abcdefghij0123456789", "plain"], remembered=False)
 def test_received_rows_are_redacted_as_redact_row_alone_would(texts: list[str], remembered: bool) -> None:
     """The receiver redacts only the rows the gate flags; every row must come out as redact_row leaves it."""
-    from agentchaos_otel.store import otlp_receiver
+    from agentchaos_otel.store.receivers import otlp_http as otlp_receiver
 
     redact.forget_all()
     if remembered:
@@ -275,7 +275,7 @@ def test_received_rows_are_redacted_as_redact_row_alone_would(texts: list[str], 
 
 
 def test_a_received_bearer_token_is_gone_from_every_column() -> None:
-    from agentchaos_otel.store import otlp_receiver
+    from agentchaos_otel.store.receivers import otlp_http as otlp_receiver
 
     rows = otlp_receiver.parse_json(_otlp_json(["Bearer abcdefghij0123456789", "plain"])).rows
     assert len(rows) == 2

@@ -9,10 +9,10 @@ import duckdb
 import pytest
 from opentelemetry.sdk.trace.export import SpanExportResult
 
-from agentchaos_otel.store import schema
-from agentchaos_otel.store.db import StoreError, connect, open_store, write_rows
+from agentchaos_otel.store.database import schema
+from agentchaos_otel.store.database.connect import StoreError, connect, open_store, write_rows
+from agentchaos_otel.store.durability.spool import spool_path
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.store.spool import spool_path
 from tests.test_store_support import Step, emit_episode, finished, provider
 
 V1_SPANS = """

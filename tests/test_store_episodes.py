@@ -13,17 +13,17 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import SpanKind
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.tools import ToolFaultInjector
 from agentchaos_otel.inject.transport import ChaosTransport
 from agentchaos_otel.plans.plan import from_fault_names
+from agentchaos_otel.records import EpisodeTrace, FaultLabel
 from agentchaos_otel.sim.server import SimulatedModelServer
-from agentchaos_otel.store import episodes as E
-from agentchaos_otel.store.chunks import chunked_store
-from agentchaos_otel.store.db import StoreError, open_store
-from agentchaos_otel.store.episodes import load_episodes, load_ground_truth
+from agentchaos_otel.store.database.connect import StoreError, open_store
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.store.model import EpisodeTrace, FaultLabel
+from agentchaos_otel.store.read import episodes as E
+from agentchaos_otel.store.read.chunks import chunked_store
+from agentchaos_otel.store.read.episodes import load_episodes, load_ground_truth
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 from tests.test_store_support import Step, emit_episode, provider
 
@@ -215,7 +215,7 @@ def test_core_stack_round_trip(tmp_path: Path, mode_server: SimulatedModelServer
 
 
 def test_blinding_finds_ground_truth_under_any_key_names(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentchaos_otel.store import model
+    from agentchaos_otel import records as model
 
     monkeypatch.setattr(model, "_KEYS_REMEMBERED", 8)  # names forgotten every few steps
     for i in range(40):

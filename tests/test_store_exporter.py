@@ -19,9 +19,9 @@ from opentelemetry.trace import SpanKind
 from opentelemetry.util._importlib_metadata import entry_points
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.db import StoreError, connect, open_store
+from agentchaos_otel.store.database.connect import StoreError, connect, open_store
+from agentchaos_otel.store.durability.spool import spool_path
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, is_secret_key
-from agentchaos_otel.store.spool import spool_path
 from tests.test_store_support import Step, emit_episode, finished, provider
 
 

@@ -15,9 +15,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.db import open_store
+from agentchaos_otel.store.database.connect import open_store
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.store.otlp_receiver import OTLPReceiver
+from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
 from tests.test_store_support import Step, emit_episode
 
 COLS = ("trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, "

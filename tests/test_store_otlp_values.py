@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
 
-from agentchaos_otel.store import otlp_receiver
 from agentchaos_otel.store.exporter import clean_attributes
+from agentchaos_otel.store.receivers import otlp_http as otlp_receiver
 
 _KEYS = st.sampled_from(["gen_ai.request.model", "authorization", "x-api-key", "api_key", "token",
                          "input_tokens", "Cookie", "k", "", "nested.secret", "password"])

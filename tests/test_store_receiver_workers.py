@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from agentchaos_otel import redact
-from agentchaos_otel.store.db import open_store
-from agentchaos_otel.store.otlp_receiver import OTLPReceiver
-from agentchaos_otel.store.otlp_workers import default_workers
+from agentchaos_otel.store.database.connect import open_store
+from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
+from agentchaos_otel.store.receivers.parse_workers import default_workers
 from tests.otlp_builders import PB, body_of, json_request, json_span, pb_request, stored_ids
 
 JS = {"Content-Type": "application/json"}
@@ -139,7 +139,7 @@ def test_traces_receive_queue_option_bounds_the_writer_queue(tmp_path: Path, mon
     from typer.testing import CliRunner
 
     from agentchaos_otel.cli.main import app
-    from agentchaos_otel.store import otlp_receiver
+    from agentchaos_otel.store.receivers import otlp_http as otlp_receiver
 
     made: list[OTLPReceiver] = []
 

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExportResult
 
-from agentchaos_otel.store.db import StoreError, connect, open_store
+from agentchaos_otel.store.database.connect import StoreError, connect, open_store
+from agentchaos_otel.store.durability.spool import Spool, spool_line, spool_path
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, span_to_row
-from agentchaos_otel.store.spool import Spool, spool_line, spool_path
 from tests.test_store_support import Step, emit_episode, finished, provider
 
 EXPORTER_LOGGER = "agentchaos_otel.store.exporter"
@@ -300,7 +300,7 @@ def test_a_failed_claim_puts_its_rows_back_beside_new_ones(tmp_path: Path) -> No
 
 def test_rows_a_dead_process_was_loading_are_claimed_and_counted(tmp_path: Path) -> None:
     """A process killed between taking the spool and storing it leaves a loading file: nothing is lost."""
-    from agentchaos_otel.store.summary import waiting_in_spool
+    from agentchaos_otel.store.read.summary import waiting_in_spool
 
     db = tmp_path / "t.duckdb"
     child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)

@@ -8,8 +8,8 @@ import pytest
 from opentelemetry.trace import SpanKind
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.db import StoreError
-from agentchaos_otel.store.summary import render_summary, summarize
+from agentchaos_otel.store.database.connect import StoreError
+from agentchaos_otel.store.read.summary import render_summary, summarize
 from tests.test_store_support import Step, emit_episode, provider
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from agentchaos_otel.store import db, schema, template
-from agentchaos_otel.store.db import connect
+from agentchaos_otel.store.database import connect as db
+from agentchaos_otel.store.database import schema, template
+from agentchaos_otel.store.database.connect import connect
 
 
 @pytest.fixture

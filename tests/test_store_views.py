@@ -9,7 +9,7 @@ import pytest
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.db import open_store
+from agentchaos_otel.store.database.connect import open_store
 from tests.test_store_support import Step, emit_episode, provider
 
 

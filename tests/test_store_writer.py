@@ -20,10 +20,10 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.store.db import StoreError, open_store
+from agentchaos_otel.store.database.connect import StoreError, open_store
+from agentchaos_otel.store.database.writer import WriterCache, writers
+from agentchaos_otel.store.durability.spool import Spool, spool_path
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, clean_attributes, dumps, span_to_row
-from agentchaos_otel.store.spool import Spool, spool_path
-from agentchaos_otel.store.writer import WriterCache, writers
 from tests.test_store_spool import episode_spans, read_only_file
 
 
@@ -162,7 +162,7 @@ def test_reader_gets_in_during_continuous_writing(tmp_path: Path, monkeypatch: p
     t.start()
     try:
         reader = subprocess.run(
-            [sys.executable, "-c", "import sys; from agentchaos_otel.store.db import open_store\n"
+            [sys.executable, "-c", "import sys; from agentchaos_otel.store.database.connect import open_store\n"
              "with open_store(sys.argv[1], timeout_s=5.0) as c:\n"
              "    print(c.execute('SELECT count(*) FROM spans').fetchone()[0])", str(db)],
             capture_output=True, text=True, timeout=60)
@@ -318,7 +318,7 @@ def test_slow_batches_in_a_flood_keep_the_connection(tmp_path: Path) -> None:
 
 def test_announced_batch_keeps_the_connection_while_it_converts(tmp_path: Path) -> None:
     """The idle gap ends when a batch arrives (`expect`), not when its converted rows are ready."""
-    from agentchaos_otel.store import writer as writer_mod
+    from agentchaos_otel.store.database import writer as writer_mod
 
     cache = WriterCache(idle_close_s=0.05, max_hold_s=60.0)
     path = str(tmp_path / "announced.duckdb")

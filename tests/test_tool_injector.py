@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, StatusCode
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.tools import CALL_ID_KWARG, ToolFaultInjector
 from agentchaos_otel.inject.transport import ChaosTransport
 from agentchaos_otel.plans import binding
@@ -28,8 +28,8 @@ from agentchaos_otel.signals import digest
 from agentchaos_otel.sim.reference_agent import ReferencePolicy, run_reference_agent
 from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, reference_tasks
 from agentchaos_otel.sim.server import SimulatedModelServer
-from agentchaos_otel.store.episodes import load_episodes
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
+from agentchaos_otel.store.read.episodes import load_episodes
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 
 Tracing = tuple[TracerProvider, InMemorySpanExporter]

@@ -14,7 +14,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from agentchaos_otel.campaign.runner import CLEAN, EpisodeSpec
-from agentchaos_otel.cli_errors import usage_error
+from agentchaos_otel.errors import usage_error
 from agentchaos_otel.plans.schedule import TOOL_CONDITIONS
 
 ENTRY_POINT_GROUP = "agentchaos_otel.agents"

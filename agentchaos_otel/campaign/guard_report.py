@@ -29,8 +29,8 @@ from agentchaos_otel.campaign.measures import (
     scored,
     step_moves,
 )
+from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.stats import Estimate, Rate
-from agentchaos_otel.store.model import EpisodeTrace
 
 
 @dataclass(frozen=True)

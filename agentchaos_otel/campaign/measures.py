@@ -32,8 +32,8 @@ from agentchaos_otel import attributes as A
 from agentchaos_otel import stats
 from agentchaos_otel.campaign.guarded import GUARDED_SUFFIX
 from agentchaos_otel.plans.schedule import ONCE_CONDITIONS, run_lengths
+from agentchaos_otel.records import EpisodeTrace, StepRecord
 from agentchaos_otel.stats import Estimate, Rate, fit_logistic
-from agentchaos_otel.store.model import EpisodeTrace, StepRecord
 
 CLEAN = "none"
 DEFAULT_RESAMPLES = 2000

@@ -128,7 +128,7 @@ def run_campaign_ray(config: CampaignConfig, worker: WorkerSpec, *, ray_address:
     ``timings`` (if given) receives ``actors_s`` (until every actor is constructed) and
     ``episodes_s`` (from then until the last batch is stored).
     """
-    from agentchaos_otel.scale.ray_session import cluster_cpus, ray_session
+    from agentchaos_otel.parallel.ray_session import cluster_cpus, ray_session
     from agentchaos_otel.store.exporter import DuckDBSpanExporter
 
     console = console or Console(stderr=True)

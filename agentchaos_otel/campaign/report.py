@@ -17,8 +17,8 @@ from rich.table import Table
 from agentchaos_otel import stats
 from agentchaos_otel.campaign import published as P
 from agentchaos_otel.campaign.measures import CLEAN, DEFAULT_RESAMPLES, STEP_KEYS, StudyMeasures, compute_all
+from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.stats import Estimate, Rate
-from agentchaos_otel.store.model import EpisodeTrace
 
 SIMULATED_LABEL = "SIMULATED"
 
@@ -42,7 +42,7 @@ def load_corpus(db: str | Path) -> list[EpisodeTrace]:
         if not has_files(path):
             raise ReportError(f"{path} is a directory without Parquet span files, not a trace store")
     try:
-        from agentchaos_otel.store.episodes import load_episodes
+        from agentchaos_otel.store.read.episodes import load_episodes
     except ImportError as exc:  # the store is optional at import time only during development
         raise ReportError(f"the trace store is not available: {exc}") from None
     try:

@@ -127,7 +127,7 @@ def finished_episodes(db: str | Path, *, simulated: bool | None = None) -> set[E
     With ``simulated`` given, only episodes with that label count: a run against a real model
     must not skip tasks because the simulated model already did them in the same file.
     """
-    from agentchaos_otel.store.db import StoreError, open_store
+    from agentchaos_otel.store.database.connect import StoreError, open_store
 
     path = Path(db)
     if not path.exists():
@@ -165,7 +165,7 @@ def new_run_id(now: datetime) -> str:
 
 def _write_run(db: Path, row: dict[str, Any]) -> None:
     from agentchaos_otel.redact import redact_json_text
-    from agentchaos_otel.store.db import write_rows
+    from agentchaos_otel.store.database.connect import write_rows
 
     db.parent.mkdir(parents=True, exist_ok=True)
     row = {**row, "args": redact_json_text(row["args"])}  # e.g. a --base-url carrying ?key=
@@ -189,7 +189,7 @@ def record_run_end(db: Path, run_id: str, started: datetime, finished: datetime,
 
 def campaign_runs(db: str | Path) -> list[dict[str, Any]]:
     """Every recorded invocation, oldest first, with args and counts decoded."""
-    from agentchaos_otel.store.db import StoreError, open_store
+    from agentchaos_otel.store.database.connect import StoreError, open_store
 
     path = Path(db)
     if not path.exists():
@@ -256,7 +256,7 @@ class CampaignRunner:
         self._stop.set()
 
     def _episode(self, spec: EpisodeSpec) -> Any:
-        from agentchaos_otel.episodes import Episode
+        from agentchaos_otel.episode_scope import Episode
 
         return Episode(spec.task_id, spec.plan, spec.seed, condition=spec.condition, agent_name=spec.agent,
                        simulated=self.simulated, tracer_provider=self.tracer_provider)

@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from agentchaos_otel.cli_errors import CLIError, usage_error
+from agentchaos_otel.cli.errors import CLIError, usage_error
 from agentchaos_otel.plans.schedule import TOOL_CONDITIONS
 
 # One condition per episode, cycled: the LLM-response faults of both targets, compound, positional,
@@ -38,7 +38,7 @@ def _client(base_url: str, api_key: str) -> Any:
 
 def run_episode(client: Any, task: Any, condition: str, *, seed: int, model: str, simulated: bool,
                 logprobs: bool) -> dict[str, Any]:
-    from agentchaos_otel.episodes import episode
+    from agentchaos_otel.episode_scope import episode
     from agentchaos_otel.inject.tools import ToolFaultInjector
     from agentchaos_otel.sim.reference_agent import run_reference_agent
     from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS
@@ -90,7 +90,7 @@ def run_demo(*, db: Path, episodes: int, seed: int, workers: int, base_url: str 
     from agentchaos_otel.sim.reference_agent import ReferencePolicy
     from agentchaos_otel.sim.reference_tasks import reference_tasks
     from agentchaos_otel.sim.server import SimulatedModelServer
-    from agentchaos_otel.store.summary import summarize
+    from agentchaos_otel.store.read.summary import summarize
 
     if base_url is not None and not model:
         raise usage_error("--model is required with --base-url")

@@ -10,8 +10,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from agentchaos_otel import plugins
 from agentchaos_otel.cli import traces as _traces_cli
-from agentchaos_otel.cli_errors import entry, typer_app, usage_error
+from agentchaos_otel.cli.errors import entry, typer_app, usage_error
 
 app = typer_app(help="Chaos engineering and fault diagnosis for LLM agents, on OpenTelemetry.")
 faults_app = typer_app(help="The fault catalog.")
@@ -70,7 +71,7 @@ def traces_summary(
 ) -> None:
     """Counts of episodes, calls and faults, and success rates, in a trace file."""
     from agentchaos_otel.cli.render import print_summary
-    from agentchaos_otel.store.summary import summarize
+    from agentchaos_otel.store.read.summary import summarize
 
     if not db.exists():
         raise ValueError(f"no such file: {db}")
@@ -98,8 +99,8 @@ def traces_receive(
     """Receive OTLP/HTTP traces from any agent on loopback and store them in DuckDB (or Parquet)."""
     import time
 
-    from agentchaos_otel.store.otlp_receiver import OTLPReceiver
-    from agentchaos_otel.store.otlp_workers import default_workers
+    from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
+    from agentchaos_otel.store.receivers.parse_workers import default_workers
 
     sink = None
     if parquet is not None:
@@ -138,16 +139,13 @@ def demo(
 
 
 _LAZY_AREAS = {
-    "campaign": ("agentchaos_otel.campaign.cli", "campaign_app",
+    "campaign": ("agentchaos_otel.cli.campaign", "campaign_app",
                  "Robustness campaigns: tasks x fault conditions x seeds."),
-    "report": ("agentchaos_otel.campaign.cli", "report_app",
+    "report": ("agentchaos_otel.cli.campaign", "report_app",
                "Robustness report (tables, JSON, HTML plots) from a trace file."),
-    "predict": ("agentchaos_otel.predictors.cli", "app",
-                "Early failure warning from external signals and logprob entropy."),
-    "diagnose": ("agentchaos_otel.diagnosers.cli", "app", "Name the fault type and step of every failed episode."),
-    "bfcl": ("agentchaos_otel.agents.bfcl.cli", "app",
+    "bfcl": ("agentchaos_otel.cli.bfcl", "app",
              "BFCL v4 multi-turn tasks (see `agentchaos campaign run --agent bfcl`)."),
-    "sim": ("agentchaos_otel.sim.cli", "app", "Run the bundled SIMULATED model server (not a real LLM)."),
+    "sim": ("agentchaos_otel.cli.sim", "app", "Run the bundled SIMULATED model server (not a real LLM)."),
 }
 
 
@@ -159,7 +157,7 @@ def _lazy_area(name: str, module: str, attr: str, help_text: str) -> None:
     def _delegate(ctx: typer.Context) -> None:
         import importlib
 
-        from agentchaos_otel.cli_errors import run_app
+        from agentchaos_otel.cli.errors import run_app
 
         sub = getattr(importlib.import_module(module), attr)
         code = run_app(sub, f"agentchaos {name}", list(ctx.args))
@@ -169,6 +167,14 @@ def _lazy_area(name: str, module: str, attr: str, help_text: str) -> None:
 
 for _name, (_module, _attr, _help) in _LAZY_AREAS.items():
     _lazy_area(_name, _module, _attr, _help)
+
+# Areas other packages register (``diagnose``, ``predict``): the core does not import them.
+_PLUGIN_HELP = {"diagnose": "Name the fault type and step of every failed episode.",
+                "predict": "Early failure warning from external signals and logprob entropy."}
+for _name, _ep in sorted(plugins.available(plugins.COMMANDS).items()):
+    if _name not in _LAZY_AREAS:
+        _module, _, _attr = _ep.value.partition(":")
+        _lazy_area(_name, _module, _attr, _PLUGIN_HELP.get(_name, f"{_name} (from {_module})"))
 
 _traces_cli.register(traces_app)
 

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from agentchaos_otel.cli_errors import usage_error
+from agentchaos_otel.cli.errors import usage_error
 
 console = Console()
 
@@ -33,7 +33,7 @@ def _import(
                                                       "directory instead of --db.", show_default=False)] = None,
 ) -> None:
     """Load OTLP JSON / JSON Lines / protobuf, OpenInference (Phoenix) spans or message-list trajectories."""
-    from agentchaos_otel.store.importer import import_paths
+    from agentchaos_otel.store.importers.trace_files import import_paths
 
     report = import_paths(paths, None if parquet is not None else db, fmt, parquet=parquet)
     table = Table(title=f"imported {report.spans} spans into {parquet if parquet is not None else db}")
@@ -62,7 +62,7 @@ def _sql(
     """Run one SQL query on a trace file opened read-only (no duckdb command needed)."""
     import duckdb
 
-    from agentchaos_otel.store.db import StoreError, open_store
+    from agentchaos_otel.store.database.connect import StoreError, open_store
 
     with open_store(db, read_only=True) as conn:
         try:
@@ -97,7 +97,7 @@ def _receive_grpc(
 
     os.environ.setdefault("GRPC_VERBOSITY", "NONE")  # a busy port is our one-line error, not gRPC's log
 
-    from agentchaos_otel.store.otlp_grpc import OTLPGrpcReceiver
+    from agentchaos_otel.store.receivers.otlp_grpc import OTLPGrpcReceiver
 
     with OTLPGrpcReceiver(str(db), port=port) as receiver:
         console.print(f"listening: OTEL_EXPORTER_OTLP_PROTOCOL=grpc "
@@ -136,9 +136,9 @@ def _export(
     timeout: Annotated[float | None, typer.Option(min=0.1, help="Seconds per request.")] = None,
 ) -> None:
     """Replay stored traces to any OTLP backend with original ids and timings, plus diagnoses and predictions."""
-    from agentchaos_otel.otlp import span_exporter_from_env
-    from agentchaos_otel.replay import replay
+    from agentchaos_otel.otlp_exporters import span_exporter_from_env
     from agentchaos_otel.trace.redacting import RedactingSpanExporter
+    from agentchaos_otel.traces_export import replay
 
     if not db.exists():
         raise ValueError(f"no such file: {db}")

@@ -22,7 +22,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel import redact, signals
-from agentchaos_otel.codecs import TooLarge, bounded_decompress
+from agentchaos_otel.content_encoding import TooLarge, bounded_decompress
 from agentchaos_otel.faults import http as http_faults
 from agentchaos_otel.faults import llm_response
 from agentchaos_otel.faults.stream import Stall

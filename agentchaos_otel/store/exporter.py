@@ -44,8 +44,8 @@ from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel import redact
-from agentchaos_otel.store.columns import SpanBatch, as_rows
-from agentchaos_otel.store.db import (
+from agentchaos_otel.store.database.columns import SpanBatch, as_rows
+from agentchaos_otel.store.database.connect import (
     StoreError,
     default_path,
     insert_new_spans,
@@ -53,9 +53,9 @@ from agentchaos_otel.store.db import (
     insert_spans_skipping_stored,
     short_switches,
 )
-from agentchaos_otel.store.memory import MemoryHold
-from agentchaos_otel.store.spool import Spool
-from agentchaos_otel.store.writer import writers
+from agentchaos_otel.store.database.writer import writers
+from agentchaos_otel.store.durability.memory_hold import MemoryHold
+from agentchaos_otel.store.durability.spool import Spool
 
 logger = redact.get_logger(__name__)
 

@@ -35,8 +35,8 @@ import polars as pl
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from agentchaos_otel.store import schema
-from agentchaos_otel.store.db import StoreError
+from agentchaos_otel.store.database import schema
+from agentchaos_otel.store.database.connect import StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ class ParquetSpanSink(SpanExporter):
         self.files_written = 0
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        from agentchaos_otel.store.db import short_switches
+        from agentchaos_otel.store.database.connect import short_switches
         from agentchaos_otel.store.exporter import spans_to_batch
 
         with short_switches:  # the rows of `span_to_row`, redacted and repaired, built as one batch
@@ -196,7 +196,7 @@ def open_dataset(directory: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection
 def export_store(db: str | os.PathLike[str], directory: str | os.PathLike[str], *,
                  batch_rows: int = 50_000) -> int:
     """Copy every span of a traces.duckdb file into a Parquet dataset; returns the span count."""
-    from agentchaos_otel.store.db import open_store
+    from agentchaos_otel.store.database.connect import open_store
 
     sink = ParquetSpanSink(directory)
     n = 0

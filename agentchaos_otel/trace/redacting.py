@@ -77,9 +77,9 @@ class RedactingSpanExporter(SpanExporter):
 
 class RedactingOTLPSpanExporter(RedactingSpanExporter):
     """The OTLP span exporter the usual ``OTEL_EXPORTER_OTLP_*`` variables ask for (gRPC or
-    HTTP/protobuf, see ``agentchaos_otel.otlp``), redacted."""
+    HTTP/protobuf, see ``agentchaos_otel.otlp_exporters``), redacted."""
 
     def __init__(self, **kwargs: Any) -> None:
-        from agentchaos_otel.otlp import span_exporter_from_env
+        from agentchaos_otel.otlp_exporters import span_exporter_from_env
 
         super().__init__(span_exporter_from_env(**kwargs))

@@ -89,7 +89,7 @@ def phoenix_spans(base: str, project: str = "default") -> list[dict[str, Any]]:
 
 
 def _flat(span: dict[str, Any]) -> dict[str, Any]:
-    from agentchaos_otel.store.import_phoenix import flatten
+    from agentchaos_otel.store.importers.openinference import flatten
 
     out: dict[str, Any] = {}
     flatten(span.get("attributes") or {}, "", out)
@@ -109,14 +109,14 @@ def main() -> int:
         del os.environ[key]
 
     from agentchaos_otel.cli.demo import run_demo
-    from agentchaos_otel.diagnosers.base import diagnose_episodes
-    from agentchaos_otel.diagnosers.rules import RuleDiagnoser
-    from agentchaos_otel.diagnosers.tracefile import load, write_diagnoses
-    from agentchaos_otel.otlp import span_exporter_from_env
-    from agentchaos_otel.replay import replay
-    from agentchaos_otel.store.db import open_store
+    from agentchaos_otel.otlp_exporters import span_exporter_from_env
+    from agentchaos_otel.store.database.connect import open_store
     from agentchaos_otel.store.exporter import insert_rows
-    from agentchaos_otel.store.import_phoenix import rows_from_phoenix
+    from agentchaos_otel.store.importers.openinference import rows_from_phoenix
+    from agentchaos_otel.traces_export import replay
+    from diagnosers.base import diagnose_episodes
+    from diagnosers.rules import RuleDiagnoser
+    from diagnosers.tracefile import load, write_diagnoses
 
     work = Path(tempfile.mkdtemp(prefix="phoenix-roundtrip-"))
     db = work / "demo.duckdb"
@@ -159,7 +159,7 @@ def main() -> int:
         checks.append(("diagnosis on the episode root", root_types == want_types,
                        f"root types {sorted(t for t in root_types if t)} vs stored {sorted(want_types)}"))
         back = work / "back.duckdb"
-        from agentchaos_otel.store.db import connect
+        from agentchaos_otel.store.database.connect import connect
 
         conn = connect(back, read_only=False)
         insert_rows(conn, rows_from_phoenix(got))

@@ -16,8 +16,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
-from agentchaos_otel.store.model import EpisodeTrace
 
 
 def write_episodes(episodes: Iterable[EpisodeTrace], path: str | os.PathLike[str], *,

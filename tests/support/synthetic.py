@@ -20,7 +20,7 @@ from typing import Any
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel import signals
-from agentchaos_otel.store.model import EpisodeTrace, StepRecord
+from agentchaos_otel.records import EpisodeTrace, StepRecord
 
 SIMULATED_NOTE = "simulated episodes (tests.support.synthetic), not measurements of a real agent"
 

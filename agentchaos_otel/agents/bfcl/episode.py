@@ -43,7 +43,7 @@ def _episode_factory() -> Any:
     try:
         from agentchaos_otel import episode
     except (ImportError, AttributeError):
-        from agentchaos_otel.episodes import episode
+        from agentchaos_otel.episode_scope import episode
     return episode
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from agentchaos_otel.campaign.agents import AgentOptions, AgentSetup, count_tasks
 from agentchaos_otel.campaign.runner import EpisodeSpec
-from agentchaos_otel.cli_errors import usage_error
+from agentchaos_otel.errors import usage_error
 from agentchaos_otel.plans.schedule import TOOL_CONDITIONS
 
 

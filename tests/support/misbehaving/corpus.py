@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.episodes import episode
+from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.tools import ToolFaultInjector
 from agentchaos_otel.instrumentor import AgentChaosInstrumentor
 from agentchaos_otel.store.exporter import DuckDBSpanExporter

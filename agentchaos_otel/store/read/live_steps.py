@@ -1,0 +1,77 @@
+"""A finished span as the step the store's ``steps`` view would give, for analysis that runs live.
+
+Live diagnosis and live prediction see spans before they reach the store; both turn them into
+``StepRecord`` here, by the view's own rules (which spans are steps, ``error_type`` from
+``error.type`` or else the exception event of a failed span), so a live verdict or score equals
+what the same analysis says later from ``traces.duckdb``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from opentelemetry.sdk.trace import ReadableSpan
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.records import StepRecord
+from agentchaos_otel.store.exporter import clean_attributes
+from agentchaos_otel.trace.kinds import step_kind
+
+
+def span_step_kind(attributes: Mapping[str, Any] | None) -> str | None:
+    """'llm', 'tool' or None, by the ``steps`` view's rule.
+
+    A span that encloses our span of the same step (another instrumentation's span around the
+    SDK call, see ``trace.processors``) is not a step of its own: the span under it is.
+    """
+    if attributes and attributes.get(A.STEP_WRAPPED_ATTEMPTS):
+        return None
+    return step_kind(attributes)
+
+
+def is_episode_root(attributes: Mapping[str, Any] | None) -> bool:
+    if not attributes:
+        return False
+    return (attributes.get(A.GEN_AI_OPERATION_NAME) == A.OP_INVOKE_AGENT
+            or str(attributes.get(A.OI_SPAN_KIND) or "").upper() == A.OI_KIND_AGENT)
+
+
+def _error_type(span: ReadableSpan, attrs: Mapping[str, Any]) -> str | None:
+    if attrs.get(A.ERROR_TYPE):
+        return str(attrs[A.ERROR_TYPE])
+    if span.status.status_code.name == "ERROR":
+        for e in span.events:
+            if (e.attributes or {}).get(A.EXCEPTION_TYPE):
+                return str(e.attributes[A.EXCEPTION_TYPE])
+    return None
+
+
+def step_from_span(span: ReadableSpan, default_step: int, *,
+                   keys: Collection[str] | None = None) -> StepRecord | None:
+    """The step record of a finished LLM or tool span (None for other spans and wrappers).
+
+    ``keys`` keeps only those attributes and no events: cheaper, and blind at once when no
+    ground-truth key is among them. Without it every storable attribute and event is kept.
+    """
+    raw = span.attributes or {}
+    kind = span_step_kind(raw)
+    if kind is None:
+        return None
+    if keys is None:
+        attrs = clean_attributes(raw)
+        events = [{"name": e.name, "time_ns": e.timestamp, "attributes": clean_attributes(e.attributes)}
+                  for e in span.events]
+    else:
+        every = dict(raw)  # one pass over the SDK mapping is cheaper than a lookup per key
+        attrs = {key: every[key] for key in keys if key in every}
+        events = []
+    step = raw.get(A.STEP)
+    ctx = span.context
+    return StepRecord(
+        step=step if isinstance(step, int) and not isinstance(step, bool) else default_step,
+        span_id=format(ctx.span_id, "016x") if ctx is not None else "", kind=kind, name=span.name,
+        start_ns=int(span.start_time or 0), end_ns=int(span.end_time or span.start_time or 0),
+        status_code=span.status.status_code.name, error_type=_error_type(span, raw), attributes=attrs,
+        events=events,
+    )

@@ -1,0 +1,248 @@
+"""What the agent observed at each step, in one shape whichever instrumentation wrote the trace.
+
+Our transport records content-free signals (``agentchaos.response.*``, ``agentchaos.tool.*``).
+Traces from other GenAI or OpenInference instrumentations carry only standard attributes and,
+when content capture was on, the messages themselves; ``trace/foreign.py`` maps those onto our
+names and derives the same signals from the captured content, so every diagnoser reads one
+``Observation`` per step. Only attributes the agent could observe are read: nothing under the
+ground-truth prefixes. Comparisons across the steps of an episode are ``diagnosers/view.py``;
+key naming conventions are ``diagnosers/key_style.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel import signals
+from agentchaos_otel.records import StepRecord
+from agentchaos_otel.trace import foreign
+
+CONNECTION_ERRORS = frozenset({
+    "ConnectError", "RemoteProtocolError", "ReadError", "WriteError", "NetworkError", "ProtocolError",
+    "LocalProtocolError", "APIConnectionError", "ConnectionError", "ConnectionResetError",
+    "ConnectionRefusedError", "ProxyError", "UnsupportedProtocol",
+})
+TIMEOUT_ERRORS = frozenset({
+    "ReadTimeout", "ConnectTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException", "APITimeoutError",
+    "TimeoutError", "Timeout",
+})
+
+
+@dataclass(slots=True)
+class Observation:
+    """One step as the agent saw it. ``None`` means the trace does not say."""
+
+    index: int  # position in the episode's step list
+    step: int
+    span_id: str
+    kind: str  # "llm" | "tool"
+    name: str
+    duration_ms: float
+    status_error: bool = False
+    error_type: str | None = None
+    http_status: int | None = None
+    # LLM response
+    finish_reasons: tuple[str, ...] = ()
+    content_length: int | None = None
+    content_blank: bool = False  # whitespace only
+    markers: tuple[str, ...] = ()
+    unicode_anomaly: float = 0.0
+    mojibake: float = 0.0
+    content_is_json: bool = False
+    tool_call_count: int | None = None
+    tool_names: tuple[str, ...] = ()
+    args_valid: bool | None = None
+    args_schema_valid: bool | None = None
+    args_empty: int = 0
+    args_problem: str = ""
+    args_anomaly: float = 0.0
+    args_digest: str | None = None
+    args_strings: int | None = None  # string argument values of 3+ characters
+    args_ungrounded: int | None = None  # ... of which the request's messages never mention
+    response_id: str | None = None
+    response_digest: str | None = None
+    request_digest: str | None = None
+    output_tokens: int | None = None
+    stream: bool = False
+    replacement_chars: int = 0
+    json_embedded: bool = False
+    response_format: str | None = None
+    asks_json: bool = False
+    body_error: bool = False
+    choice_count: int | None = None
+    message_null: bool = False
+    refusal: bool = False
+    error_code: str | None = None
+    max_tokens: int | None = None
+    stream_done: bool | None = None
+    max_chunk_gap_ms: float | None = None
+    # Tool result
+    tool_name: str | None = None
+    result_length: int | None = None
+    result_is_json: bool | None = None
+    result_json_like: bool = False
+    result_empty: bool = False
+    result_is_error: bool = False
+    result_failure: str = ""
+    exception_failure: str = ""  # what a raised exception's message is about (rate_limit, timeout, ...)
+    result_markers: tuple[str, ...] = ()
+    result_keys: tuple[str, ...] | None = None
+    result_shape: str | None = None
+    result_key_count: int | None = None
+    result_item_count: int | None = None
+    result_numeric_strings: int | None = None
+    result_digest: str | None = None
+    tool_args_digest: str | None = None
+    echo_mismatch: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def result_null(self) -> bool:
+        """A JSON ``null`` result: the way a function with no return value answers."""
+        return self.result_empty and bool(self.result_is_json) and self.result_length == 4
+
+    @property
+    def has_response(self) -> bool:
+        """An LLM step that returned a body the agent read (not a transport failure)."""
+        return self.kind == "llm" and not self.transport_failed
+
+    @property
+    def transport_failed(self) -> bool:
+        return (self.http_status is not None and self.http_status >= 400) or (
+            self.status_error and self.error_type is not None and self.content_length in (None, 0)
+            and not self.tool_call_count)
+
+
+def _int(v: Any) -> int | None:
+    if type(v) is int:  # the usual case first: this runs for a dozen attributes of every step
+        return v
+    if v is None or isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        return int(v)
+    return None
+
+
+def _float(v: Any, default: float = 0.0) -> float:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else default
+
+
+def _strs(v: Any) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if type(v) is list:
+        return tuple(map(str, v))
+    if isinstance(v, str):
+        if not v.startswith("["):  # a plain value; stores that keep lists as JSON text start with [
+            return (v,) if v else ()
+        try:
+            parsed = json.loads(v)
+        except ValueError:
+            return (v,)
+        return _strs(parsed) if isinstance(parsed, list) else (v,)
+    if isinstance(v, list | tuple):
+        return tuple(str(x) for x in v)
+    return (str(v),)
+
+
+def _first_strs(a: dict[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+    """The first non-empty list among ``names`` (finish reasons: GenAI's list, OpenInference's one)."""
+    for name in names:
+        out = _strs(a.get(name))
+        if out:
+            return out
+    return ()
+
+
+def _exception_meaning(s: StepRecord) -> str:
+    """What the exception recorded on a failed step says it was about (its message's words)."""
+    if s.status_code != "ERROR":
+        return ""
+    for e in s.events:
+        if e.get("name") == "exception":
+            attrs = e.get("attributes") or {}
+            text = f"{attrs.get('exception.type', '')}: {attrs.get('exception.message', '')}"
+            return signals.failure_meaning(text[:2000])
+    return ""
+
+
+def observe_step(s: StepRecord, index: int) -> Observation:
+    attrs = s.attributes
+    error_type = s.error_type or attrs.get(A.ERROR_TYPE)
+    http_status = _int(foreign.first_present(attrs, foreign.HTTP_STATUS))
+    status_error = s.status_code == "ERROR"
+    if s.kind == "tool":
+        a = foreign.derive_tool(attrs)
+        get = a.get
+        keys = get(A.TOOL_RESULT_KEYS)
+        return Observation(
+            index=index, step=s.step, span_id=s.span_id, kind=s.kind, name=s.name, duration_ms=s.duration_ms,
+            status_error=status_error, error_type=error_type, http_status=http_status,
+            tool_name=foreign.first_truthy(a, foreign.TOOL_NAME) or s.name.split(" ")[-1],
+            result_length=_int(get(A.TOOL_RESULT_LENGTH)),
+            result_is_json=get(A.TOOL_RESULT_IS_JSON),
+            result_json_like=bool(get(A.TOOL_RESULT_JSON_LIKE, False)),
+            result_empty=bool(get(A.TOOL_RESULT_EMPTY, False)),
+            result_is_error=bool(get(A.TOOL_RESULT_IS_ERROR, False)),
+            result_failure=str(get(A.TOOL_RESULT_FAILURE) or ""),
+            exception_failure=_exception_meaning(s),
+            result_markers=(_strs(get(A.TOOL_RESULT_ERROR_MARKERS))
+                            or _strs(get(A.TOOL_RESULT_ERROR_MARKER))),
+            result_keys=_strs(keys) if keys is not None else None,
+            result_shape=get(A.TOOL_RESULT_SHAPE_DIGEST),
+            result_key_count=_int(get(A.TOOL_RESULT_KEY_COUNT)),
+            result_item_count=_int(get(A.TOOL_RESULT_ITEM_COUNT)),
+            result_numeric_strings=_int(get(A.TOOL_RESULT_NUMERIC_STRINGS)),
+            result_digest=get(A.TOOL_RESULT_DIGEST),
+            tool_args_digest=get(A.TOOL_ARGS_DIGEST),
+            echo_mismatch=_strs(get(A.TOOL_RESULT_ECHO_MISMATCH)),
+        )
+    a = foreign.derive_llm(attrs)
+    get = a.get
+    done = get(A.RESPONSE_STREAM_DONE)
+    gap = get(A.RESPONSE_MAX_CHUNK_GAP_MS)
+    response_format = get(A.REQUEST_RESPONSE_FORMAT)
+    error_code = get(A.RESPONSE_ERROR_CODE)
+    return Observation(
+        index=index, step=s.step, span_id=s.span_id, kind=s.kind, name=s.name, duration_ms=s.duration_ms,
+        status_error=status_error, error_type=error_type, http_status=http_status,
+        finish_reasons=tuple(f.lower() for f in _first_strs(a, foreign.FINISH_REASONS)),
+        content_length=_int(get(A.RESPONSE_CONTENT_LENGTH)),
+        content_blank=bool(get(A.RESPONSE_CONTENT_BLANK, False)),
+        markers=_strs(get(A.RESPONSE_ERROR_MARKERS)) or _strs(get(A.RESPONSE_ERROR_MARKER)),
+        unicode_anomaly=_float(get(A.RESPONSE_UNICODE_ANOMALY)),
+        mojibake=_float(get(A.RESPONSE_MOJIBAKE)),
+        content_is_json=bool(get(A.RESPONSE_IS_JSON, False)),
+        tool_call_count=_int(get(A.RESPONSE_TOOL_CALL_COUNT)),
+        tool_names=_strs(get(A.RESPONSE_TOOL_NAMES)),
+        args_valid=get(A.RESPONSE_TOOL_ARGS_VALID),
+        args_schema_valid=get(A.RESPONSE_TOOL_ARGS_SCHEMA_VALID),
+        args_empty=_int(get(A.RESPONSE_TOOL_ARGS_EMPTY)) or 0,
+        args_problem=str(get(A.RESPONSE_TOOL_ARGS_PROBLEM) or ""),
+        args_anomaly=_float(get(A.RESPONSE_TOOL_ARGS_ANOMALY)),
+        args_digest=get(A.RESPONSE_TOOL_ARGS_DIGEST),
+        args_strings=_int(get(A.RESPONSE_TOOL_ARGS_STRINGS)),
+        args_ungrounded=_int(get(A.RESPONSE_TOOL_ARGS_UNGROUNDED)),
+        response_id=get(A.GEN_AI_RESPONSE_ID),
+        response_digest=get(A.RESPONSE_DIGEST),
+        request_digest=get(A.REQUEST_DIGEST),
+        output_tokens=_int(foreign.first_present(a, foreign.OUTPUT_TOKENS)),
+        stream=bool(get(A.GEN_AI_REQUEST_STREAM, False)),
+        replacement_chars=_int(get(A.RESPONSE_REPLACEMENT_CHARS)) or 0,
+        json_embedded=bool(get(A.RESPONSE_JSON_EMBEDDED, False)),
+        response_format=response_format if isinstance(response_format, str) else None,
+        asks_json=bool(get(A.REQUEST_ASKS_JSON, False)),
+        body_error=bool(get(A.RESPONSE_BODY_ERROR, False)),
+        choice_count=_int(get(A.RESPONSE_CHOICE_COUNT)),
+        message_null=bool(get(A.RESPONSE_MESSAGE_NULL, False)),
+        refusal=bool(get(A.RESPONSE_REFUSAL, False)),
+        error_code=str(error_code) if error_code is not None else None,
+        max_tokens=_int(get(A.GEN_AI_REQUEST_MAX_TOKENS)),
+        stream_done=done if isinstance(done, bool) else None,
+        max_chunk_gap_ms=_float(gap) if isinstance(gap, int | float) else None,
+    )
