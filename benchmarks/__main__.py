@@ -94,7 +94,7 @@ def markdown(result: dict[str, Any]) -> str:
     if meta.get("note"):
         lines += [meta["note"], ""]
     lines += ["Every figure is measured beside its baseline in the same run; models and episodes are "
-              "SIMULATED (loopback simulated model, `tests.support.synthetic` episodes), so absolute times say "
+              "SIMULATED (loopback simulated model, `benchmarks.corpora.synthetic` episodes), so absolute times say "
               "nothing about real providers. Load average (1 min) before/after each benchmark is given "
               "because the machine may be shared.", ""]
     for name, entry in result["benchmarks"].items():

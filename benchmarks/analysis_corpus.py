@@ -1,6 +1,6 @@
 """Trace files of 1k, 10k or 100k SIMULATED episodes for the analysis benchmarks.
 
-A pool of distinct simulated episodes (``tests.support.synthetic``) goes through the real write path
+A pool of distinct simulated episodes (``benchmarks.corpora.synthetic``) goes through the real write path
 once: OTel SDK spans, the project's ``DuckDBSpanExporter``, the store schema and views. Larger
 files are then grown inside DuckDB by copying the pool's spans with new trace ids, shifted start
 times and suffixed task ids, because exporting a million spans one SDK span at a time measures
@@ -17,8 +17,8 @@ from pathlib import Path
 from agentchaos_otel import attributes as A
 from agentchaos_otel.store.database.connect import open_store
 from agentchaos_otel.store.database.schema import SPAN_COLUMNS
-from tests.support import synthetic
-from tests.support.spans import write_episodes
+from benchmarks.corpora import synthetic
+from benchmarks.corpora.spans import write_episodes
 
 POOL_TASKS = 4  # x every config x 2 seeds ~ 400 distinct episodes
 

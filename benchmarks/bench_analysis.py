@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(measure(json.loads(args.measure))))
         return
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else None
-    print("SIMULATED episodes (tests.support.synthetic); times are wall clock on this machine")
+    print("SIMULATED episodes (benchmarks.corpora.synthetic); times are wall clock on this machine")
     rows = run(args.quick, sizes)
     print_rows(rows)
     if args.json:

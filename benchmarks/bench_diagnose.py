@@ -1,6 +1,6 @@
 """Rule-based diagnosis throughput: 10,000 simulated episodes, printed as episodes per second.
 
-Episodes come from ``tests.support.synthetic`` (SIMULATED): a pool of distinct episodes over every
+Episodes come from ``benchmarks.corpora.synthetic`` (SIMULATED): a pool of distinct episodes over every
 configuration is generated once and cycled up to the requested count, because generating is
 slower than diagnosing and is not what is measured. Two figures are printed: diagnosis of
 in-memory episodes, and (``--store``) the full path of loading them from a DuckDB trace file.
@@ -22,7 +22,7 @@ openai-SDK agent, ground truth only in a label file) through the same path as
 rules were fixed on), a held-out split (``--test-seed``, looked at once) with the same forms, and a
 split of forms written after the rules were fixed (``forms_heldout``, seed ``--test-seed`` + 100,
 never tuned on). The learned model is
-trained on the simulated catalog corpus (``tests.support.synthetic``, every LLM, HTTP, stream,
+trained on the simulated catalog corpus (``benchmarks.corpora.synthetic``, every LLM, HTTP, stream,
 connection and tool-result family) plus the development split, and tested on the held-out split:
 
     .venv/bin/python -m benchmarks.bench_diagnose --misbehaving --episodes 300 --dev-seed 0 --test-seed 1 \
@@ -37,6 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.corpora import synthetic
+from benchmarks.corpora.spans import write_episodes
 from diagnosers.base import diagnose_episodes
 from diagnosers.baseline import TextOnlyDiagnoser
 from diagnosers.evaluate import Interval, Scores, evaluate, evaluation_set
@@ -44,8 +46,6 @@ from diagnosers.learned import split_by_task, train
 from diagnosers.rules import RuleDiagnoser
 from diagnosers.tracefile import load
 from diagnosers.truth import read_labels, resolve
-from tests.support import synthetic
-from tests.support.spans import write_episodes
 
 
 def corpus(n: int, pool: int, long: bool) -> list:
@@ -87,7 +87,7 @@ def _families(label: str, s: Scores) -> str:
 def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_boot: int, seed: int,
                 corpus_files: list[str], heldout_files: list[str]) -> None:
     """Rule, learned and text-only diagnosis on both splits of the misbehaving-provider corpus."""
-    from tests.support.misbehaving.corpus import run_corpus
+    from benchmarks.corpora.misbehaving.corpus import run_corpus
 
     tmp = None
     if out_dir is None:

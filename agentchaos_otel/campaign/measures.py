@@ -44,7 +44,7 @@ RETRY_WINDOW = 3
 # reads FAULT_EXPERIMENT). The report holds the whole corpus in memory and loads only these per
 # step (``load_episodes(step_keys=...)``): a full step is kilobytes of attributes and events the
 # measures never look at. A measure that reads another step attribute must add it here, or it
-# sees it missing; tests/test_report_projection.py checks the list against what is read.
+# sees it missing; tests/agentchaos_otel/campaign/test_report_projection.py checks the list against what is read.
 STEP_KEYS: frozenset[str] = frozenset({
     A.FAULT_INJECTED, A.FAULT_CHANGED, A.FAULT_TYPE, A.FAULT_TARGET, A.FAULT_EXPERIMENT,
     A.GEN_AI_TOOL_NAME, A.TOOL_ARGS_DIGEST, A.RESPONSE_TOOL_CALL_COUNT,

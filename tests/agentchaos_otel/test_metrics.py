@@ -1,0 +1,217 @@
+"""Metrics where users look: a real Prometheus (Debian's package) scrapes configure()'s /metrics endpoint,
+and the verdict of a failed episode is on its root span when it reaches the store."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.store.database.connect import connect
+from agentchaos_otel.trace.metrics import DURATION_BUCKETS, TOKEN_BUCKETS
+
+pytestmark = pytest.mark.ecosystem
+
+AGENT = textwrap.dedent("""
+    import os, sys, time, openai, agentchaos_otel
+    handle = agentchaos_otel.configure(db=os.environ["DB"], prometheus_port=0, diagnose_live=True)
+    print(handle.prometheus_port, flush=True)
+    client = openai.OpenAI(base_url=os.environ["BASE_URL"], api_key="sk-metrics", max_retries=0)
+    for task, plan, ok in (("m-fail", "llm_error_single", False), ("m-ok", None, True), ("m-ok2", None, True)):
+        with agentchaos_otel.episode(task, plan=plan, condition="c-" + str(plan)) as ep:
+            client.chat.completions.create(model="sim-core-test", messages=[{"role": "user", "content": "TEXT 1"}])
+            ep.set_outcome(success=ok)
+    handle.force_flush()
+    print("ready", flush=True)
+    sys.stdin.read()  # serve /metrics until the test closes stdin
+    handle.shutdown()
+""")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _query(prom: str, q: str) -> list[dict[str, Any]]:
+    url = f"{prom}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+    with urllib.request.urlopen(url, timeout=5) as r:
+        body = json.loads(r.read())
+    assert body["status"] == "success", body
+    return body["data"]["result"]
+
+
+def _wait(prom: str, q: str, timeout: float = 30.0) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            result = _query(prom, q)
+            if result:
+                return result
+        except OSError:
+            pass  # Prometheus still starting
+        if time.monotonic() > deadline:
+            raise AssertionError(f"Prometheus never returned {q}")
+        time.sleep(0.5)
+
+
+@pytest.fixture()
+def agent(tmp_path: Path, mode_server: Any) -> Any:
+    script = tmp_path / "agent.py"
+    script.write_text(AGENT)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "AGENTCHAOS_"))}
+    env.update({"DB": str(tmp_path / "t.duckdb"), "BASE_URL": mode_server.base_url})
+    proc = subprocess.Popen([sys.executable, str(script)], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    port = int(proc.stdout.readline())
+    assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+    yield port, tmp_path / "t.duckdb"
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    assert proc.returncode == 0, proc.stderr.read()
+
+
+@pytest.mark.skipif(shutil.which("prometheus") is None, reason="the prometheus binary is not installed "
+                                                               "(.ci/run installs Debian's package)")
+def test_prometheus_scrapes_genai_histograms_and_our_counters(agent: Any, tmp_path: Path) -> None:
+    metrics_port, _db = agent
+    prom_port = _free_port()
+    config = tmp_path / "prometheus.yml"
+    config.write_text(textwrap.dedent(f"""
+        global: {{scrape_interval: 1s, evaluation_interval: 1s}}
+        scrape_configs:
+          - job_name: agentchaos
+            static_configs: [{{targets: ["127.0.0.1:{metrics_port}"]}}]
+    """))
+    prom = subprocess.Popen(["prometheus", f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+                             f"--web.listen-address=127.0.0.1:{prom_port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{prom_port}"
+    try:
+        faults = _wait(base, "agentchaos_faults_injected_total")
+        assert [(r["metric"]["type"], r["metric"]["target"], r["metric"]["changed"], r["value"][1])
+                for r in faults] == [("error", "content", "true", "1")]
+        episodes = {(r["metric"]["outcome"], r["metric"]["condition"]): r["value"][1]
+                    for r in _query(base, "agentchaos_episodes_total")}
+        assert episodes == {("failure", "c-llm_error_single"): "1", ("success", "c-None"): "2"}
+        diagnoses = _query(base, "agentchaos_diagnoses_total")
+        assert [(r["metric"]["type"], r["metric"]["method"], r["value"][1]) for r in diagnoses] == [
+            ("error", "rule", "1")]
+        calls = _query(base, "sum(gen_ai_client_operation_duration_seconds_count)")
+        assert calls[0]["value"][1] == "3"
+        les = {float(r["metric"]["le"]) for r in _query(base, "gen_ai_client_operation_duration_seconds_bucket")}
+        assert les == {*map(float, DURATION_BUCKETS), float("inf")}  # the GenAI advisory boundaries
+        token_les = {float(r["metric"]["le"]) for r in _query(base, "gen_ai_client_token_usage_bucket")}
+        assert token_les == {*map(float, TOKEN_BUCKETS), float("inf")}
+        tokens = _query(base, 'sum by (gen_ai_token_type) (gen_ai_client_token_usage_sum)')
+        by_type = {r["metric"]["gen_ai_token_type"]: float(r["value"][1]) for r in tokens}
+        # Every PromQL query of the Grafana dashboard runs on this Prometheus and finds its series.
+        from tests.agentchaos_otel.test_dashboard import _targets, promql
+
+        _wait(base, "count_over_time(agentchaos_faults_injected_total[1m]) >= 2")
+        for t in _targets("prometheus"):
+            found = _query(base, promql(t["expr"]))
+            assert found or 'changed="false"' in t["expr"], t["expr"]
+    finally:
+        prom.terminate()
+        prom.wait(timeout=30)
+    with duckdb.connect(str(_db), read_only=True) as conn:
+        stored = conn.execute("SELECT sum(input_tokens), sum(output_tokens) FROM llm_calls").fetchone()
+    assert (by_type["input"], by_type["output"]) == (float(stored[0]), float(stored[1]))
+
+
+def test_live_verdict_on_the_root_equals_the_offline_diagnosis(agent: Any) -> None:
+    from diagnosers.base import diagnose_episodes
+    from diagnosers.rules import RuleDiagnoser
+    from diagnosers.tracefile import load
+
+    _port, db = agent
+    # The store's own reader waits out a writer that still holds the file (the agent runs on).
+    with connect(db, read_only=True) as conn:
+        roots = conn.execute("SELECT e.task_id, s.attributes, s.events FROM episodes e "
+                             "JOIN spans s USING (trace_id, span_id) ORDER BY e.task_id").fetchall()
+    live = {}
+    for task, attrs, events in roots:
+        attrs, events = json.loads(attrs), json.loads(events)
+        verdicts = [e["attributes"] for e in events if e["name"] == A.EVENT_DIAGNOSIS]
+        live[task] = (attrs.get(A.DIAGNOSIS_TYPE), attrs.get(A.DIAGNOSIS_SPAN_ID), len(verdicts))
+        if verdicts:
+            assert verdicts[0][A.DIAGNOSIS_LIVE] is True
+    offline = {d.task_id: (d.fault_type, d.span_id, 1) for d in
+               diagnose_episodes(RuleDiagnoser(), [e for e in load(db) if e.success is False])}
+    assert live == {"m-fail": offline["m-fail"], "m-ok": (None, None, 0), "m-ok2": (None, None, 0)}
+    assert offline["m-fail"][0] == "error"
+
+
+def test_metrics_reach_the_users_otlp_pipeline(tmp_path: Path, mode_server: Any) -> None:
+    import gzip
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
+
+    received: list[ExportMetricsServiceRequest] = []
+
+    class Collector(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            return None
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = self.rfile.read(int(self.headers["content-length"]))
+            if self.headers.get("content-encoding") == "gzip":
+                body = gzip.decompress(body)
+            if self.path == "/v1/metrics":
+                req = ExportMetricsServiceRequest()
+                req.ParseFromString(body)
+                received.append(req)
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    script = tmp_path / "agent.py"
+    script.write_text(textwrap.dedent("""
+        import os, openai, agentchaos_otel
+        handle = agentchaos_otel.configure(db=None)
+        client = openai.OpenAI(base_url=os.environ["BASE_URL"], api_key="sk-otlp-metrics", max_retries=0)
+        with agentchaos_otel.episode("o-1", plan="llm_error_single") as ep:
+            client.chat.completions.create(model="sim-core-test", messages=[{"role": "user", "content": "TEXT 1"}])
+            ep.set_outcome(success=False)
+        handle.shutdown()
+    """))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "AGENTCHAOS_"))}
+    env.update({"BASE_URL": mode_server.base_url,
+                "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{server.server_address[1]}"})
+    try:
+        result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.returncode == 0, result.stderr
+    metrics = {m.name: m for req in received for rm in req.resource_metrics for sm in rm.scope_metrics
+               for m in sm.metrics}
+    duration = metrics[A.METRIC_OPERATION_DURATION].histogram.data_points[0]
+    assert list(duration.explicit_bounds) == list(DURATION_BUCKETS) and duration.count == 1
+    tokens = metrics[A.METRIC_TOKEN_USAGE].histogram.data_points
+    assert {list(p.explicit_bounds) == list(TOKEN_BUCKETS) for p in tokens} == {True}
+    faults = metrics[A.METRIC_FAULTS_INJECTED].sum.data_points
+    assert [(dict((a.key, a.value.string_value) for a in p.attributes), p.as_int) for p in faults] == [
+        ({"type": "error", "target": "content", "changed": "true"}, 1)]
+    episodes = metrics[A.METRIC_EPISODES].sum.data_points
+    assert [(dict((a.key, a.value.string_value) for a in p.attributes), p.as_int) for p in episodes] == [
+        ({"outcome": "failure", "condition": "llm_error_single"}, 1)]

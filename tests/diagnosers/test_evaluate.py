@@ -1,0 +1,96 @@
+"""Scoring against ground truth, and rule-based accuracy on simulated corpora (seen and held-out)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentchaos_otel.records import FaultLabel
+from benchmarks.corpora import synthetic
+from benchmarks.corpora.synthetic import episode_of, fault_attrs, llm_record
+from diagnosers.base import Diagnosis
+from diagnosers.baseline import TextOnlyDiagnoser
+from diagnosers.evaluate import evaluate, evaluation_set, ground_truth, score
+from diagnosers.rules import RuleDiagnoser
+from diagnosers.taxonomy import NONE_FOUND
+
+
+def _d(trace: str, ftype: str, step: int | None) -> Diagnosis:
+    return Diagnosis(trace, "t", "rule", ftype, "content", step, None, 0.5, "")
+
+
+def test_score_counts_type_step_joint_and_confusion() -> None:
+    truths = {"a": FaultLabel(2, "s2", "error"), "b": FaultLabel(1, "s1", "truncate"),
+              "c": FaultLabel(4, "s4", "truncate"), "d": FaultLabel(0, "s0", "empty")}
+    diags = [_d("a", "error", 2), _d("b", "truncate", 3), _d("c", "none_found", None), _d("d", "error", 0),
+             _d("zz", "error", 1)]  # no truth: ignored
+    s = score("rule", truths, diags, n_boot=500, seed=1)
+    assert s.n == 4
+    assert s.type_accuracy.value == pytest.approx(0.5)
+    assert s.step_accuracy.value == pytest.approx(0.5)
+    assert s.joint_accuracy.value == pytest.approx(0.25)
+    assert s.confusion == {"empty": {"error": 1}, "error": {"error": 1},
+                           "truncate": {"truncate": 1, "none_found": 1}}
+    assert s.per_type["truncate"] == {"n": 2, "accuracy": 0.5}
+    assert s.truncation_found == pytest.approx(0.5) and s.none_found == 1
+    assert 0.0 <= s.type_accuracy.low <= 0.5 <= s.type_accuracy.high <= 1.0
+    again = score("rule", truths, diags, n_boot=500, seed=1)
+    assert again.type_accuracy == s.type_accuracy  # seeded bootstrap
+    d = s.to_dict()
+    assert d["published"]["type_accuracy"] == pytest.approx(0.5245)
+
+
+def test_ground_truth_is_first_changed_fault_and_set_is_failed_triggered() -> None:
+    steps = [llm_record(0, content="ok", fault=fault_attrs("error", "content", changed=False)),
+             llm_record(1, content="x", fault=fault_attrs("truncate", "content")),
+             llm_record(2, content="y", fault=fault_attrs("empty", "content"))]
+    ep = episode_of(steps)
+    assert ground_truth(ep) == FaultLabel(1, "span0001", "truncate", "content", "hand-built")
+    ok = episode_of(steps, success=True, trace_id="ok")
+    untriggered = episode_of([llm_record(0, fault=fault_attrs("error", "content", changed=False))],
+                             trace_id="u")
+    assert [e.trace_id for e in evaluation_set([ep, ok, untriggered])] == ["trace-1"]
+
+
+@pytest.fixture(scope="module")
+def seen_corpus() -> list:
+    return synthetic.make_corpus(4, 1)
+
+
+@pytest.fixture(scope="module")
+def heldout_corpus() -> list:
+    return synthetic.make_corpus(3, 1, heldout=True)
+
+
+def test_rule_based_accuracy_on_the_simulated_corpus(seen_corpus: list) -> None:
+    scores, diags = evaluate(seen_corpus, [RuleDiagnoser(), TextOnlyDiagnoser()], n_boot=300)
+    rule, text = scores
+    assert rule.n >= 100
+    assert rule.type_accuracy.value >= 0.9
+    assert rule.step_accuracy.value >= 0.9
+    # Truncated tool arguments that the tool merely rejects are weak evidence: abstained on.
+    assert rule.truncation_found is not None and rule.truncation_found >= 0.65
+    assert text.type_accuracy.value < rule.type_accuracy.value - 0.3
+    assert rule.n_clean_success > 10 and rule.false_blame_success is not None
+    assert rule.false_blame_success.value <= 0.05
+    (raw,), _ = evaluate(seen_corpus, [RuleDiagnoser()], n_boot=0, min_confidence=0)
+    assert raw.false_blame_success is not None and raw.false_blame_success.value > 0.3  # weak signs everywhere
+    assert raw.truncation_found is not None and raw.truncation_found >= 0.9
+    assert sum(b["n"] for b in rule.reliability) == rule.n - sum(
+        1 for d in diags["rule"] if d.fault_type == NONE_FOUND and "below confidence" not in d.evidence)
+    assert {d.method for d in diags["rule"]} == {"rule"}
+
+
+def test_rule_based_accuracy_on_held_out_variants(heldout_corpus: list) -> None:
+    (rule,), _ = evaluate(heldout_corpus, [RuleDiagnoser()], n_boot=300)
+    assert rule.n >= 80
+    assert rule.type_accuracy.value >= 0.85
+    assert rule.step_accuracy.value >= 0.85
+    for t in ("http_error", "connection", "stream_cut"):
+        assert rule.per_type[t]["accuracy"] >= 0.9
+
+
+def test_synthetic_corpus_is_deterministic() -> None:
+    a = synthetic.make_episode("task-7", 3, "tools_bursty")
+    b = synthetic.make_episode("task-7", 3, "tools_bursty")
+    assert a == b
+    assert synthetic.make_episode("task-7", 4, "tools_bursty") != a

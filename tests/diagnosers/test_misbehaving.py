@@ -1,0 +1,123 @@
+"""Diagnosis on failures nobody here wrote: the misbehaving-provider corpus, scored through --truth.
+
+The corpus (benchmarks/corpora/misbehaving) is written from providers' documented error formats,
+recorded with plan=None and driven by a generic openai-SDK loop; ground truth is only in its
+label file. SIMULATED.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from benchmarks.corpora.misbehaving.corpus import run_corpus
+from benchmarks.corpora.misbehaving.forms import LLM_FORMS, TOOL_FORMS
+from diagnosers.cli import app
+from diagnosers.tracefile import load
+from diagnosers.truth import read_labels, resolve
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, int]]:
+    d = tmp_path_factory.mktemp("misbehaving")
+    db, labels = d / "mb.duckdb", d / "mb.jsonl"
+    counts = run_corpus(db, labels, 60, seed=2)
+    return db, labels, counts
+
+
+def _scores(*args: str) -> dict[str, Any]:
+    res = CliRunner().invoke(app, ["run", *args, "--json", "--bootstrap", "200", "--no-write"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_corpus_has_no_ground_truth_in_the_trace_and_labels_match_steps(corpus: Any) -> None:
+    db, labels, counts = corpus
+    eps = load(db)
+    assert len(eps) == 60 and counts["faulted"] >= 30
+    assert all(not ep.faults() for ep in eps)  # plan=None: nothing injected, nothing recorded
+    rows = read_labels(labels)
+    by_task = {ep.task_id: ep for ep in eps}
+    for row in rows:
+        ep = by_task[row["task_id"]]
+        if row["fault_type"] == "none":
+            assert ep.success is True  # clean episodes of this agent succeed
+            continue
+        kind = "tool" if row["target"] == "tool_result" else "llm"
+        assert [s.kind for s in ep.steps if s.step == row["step"]] == [kind]
+
+
+def test_rules_meet_the_targets_on_the_misbehaving_corpus(corpus: Any) -> None:
+    db, labels, _ = corpus
+    out = _scores(str(db), "--evaluate", "--truth", str(labels))
+    rule = out["scores"][0]
+    assert out["truth"] == str(labels) and rule["method"] == "rule" and rule["n"] >= 30
+    assert out["simulated"] is True
+    assert rule["type_accuracy"]["value"] >= 0.9
+    assert rule["step_accuracy"]["value"] >= 0.9
+    assert rule["n_clean_success"] >= 10 and rule["false_blame_success"]["value"] <= 0.02
+    assert rule["reliability"] and all(b["n"] > 0 for b in rule["reliability"])
+    assert set(rule["per_target"]) >= {"http", "content", "tool_result"}
+
+
+def test_csv_labels_keyed_by_trace_and_span_give_the_same_report(corpus: Any, tmp_path: Path) -> None:
+    db, labels, _ = corpus
+    eps = {ep.task_id: ep for ep in load(db)}
+    path = tmp_path / "labels.csv"
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["trace_id", "type", "span_id"])
+        w.writeheader()
+        for row in read_labels(labels):
+            ep = eps[row["task_id"]]
+            span = next((s.span_id for s in ep.steps if s.step == row.get("step")), "")
+            w.writerow({"trace_id": ep.trace_id, "type": row["fault_type"], "span_id": span})
+    a = _scores(str(db), "--evaluate", "--truth", str(labels))["scores"][0]
+    b = _scores(str(db), "--evaluate", "--truth", str(path))["scores"][0]
+    for key in ("n", "type_accuracy", "step_accuracy", "joint_accuracy", "false_blame_success", "confusion"):
+        assert a[key] == b[key]
+
+
+def test_bad_label_files_are_one_clear_error(corpus: Any, tmp_path: Path) -> None:
+    db, labels, _ = corpus
+    first = read_labels(labels)[0]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"task_id": first["task_id"], "fault_type": "meteor", "step": 1}) + "\n")
+    res = CliRunner().invoke(app, ["run", str(db), "--evaluate", "--truth", str(bad)])
+    # A label file that cannot be used is a failure of the input (1); a wrong option is usage (2).
+    assert res.exit_code == 1 and "unknown fault type 'meteor'" in res.output
+    res = CliRunner().invoke(app, ["run", str(db), "--truth", str(labels)])
+    assert res.exit_code == 2 and "--evaluate" in res.output
+
+
+def test_every_label_of_the_corpus_is_in_the_taxonomy(corpus: Any) -> None:
+    from diagnosers.taxonomy import FAULT_TYPES
+
+    assert {f.fault_type for f in LLM_FORMS + TOOL_FORMS} <= set(FAULT_TYPES)
+    db, labels, _ = corpus
+    truths = resolve(load(db), read_labels(labels))
+    assert sum(t is not None for t in truths.values()) >= 30
+
+
+def test_same_diagnoses_with_openinference_also_tracing(corpus: Any, tmp_path: Path) -> None:
+    """Item 5: another GenAI instrumentation tracing the same calls changes no rule diagnosis."""
+    from openinference.instrumentation.openai import OpenAIInstrumentor
+
+    from diagnosers.base import diagnose_episodes
+    from diagnosers.rules import RuleDiagnoser
+
+    plain, both = tmp_path / "plain.duckdb", tmp_path / "both.duckdb"
+    run_corpus(plain, tmp_path / "plain.jsonl", 20, seed=4)
+    run_corpus(both, tmp_path / "both.jsonl", 20, seed=4, instrumentations=(OpenAIInstrumentor(),))
+    assert (tmp_path / "plain.jsonl").read_text() == (tmp_path / "both.jsonl").read_text()
+
+    def verdicts(path: Path) -> dict[str | None, tuple[str, int | None]]:
+        return {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(RuleDiagnoser(), load(path))}
+
+    a, b = verdicts(plain), verdicts(both)
+    assert len(a) == 20 and a == b
+    assert sum(t != "none_found" for t, _ in a.values()) >= 8
