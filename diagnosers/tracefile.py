@@ -14,14 +14,11 @@ from typing import Any
 
 from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.store.database.connect import StoreError, write_rows
+from agentchaos_otel.store.database.schema import DIAGNOSES_DDL
 from agentchaos_otel.store.read.episodes import load_episodes
 from diagnosers.base import Diagnosis
 
 DIAGNOSES_TABLE = "diagnoses"
-DIAGNOSES_DDL = (
-    "trace_id VARCHAR, task_id VARCHAR, method VARCHAR, fault_type VARCHAR, target VARCHAR, "
-    "step INTEGER, span_id VARCHAR, confidence DOUBLE, evidence VARCHAR, rule VARCHAR, created_ns BIGINT"
-)
 
 
 class DiagnoseError(ValueError):

@@ -18,16 +18,11 @@ import typer
 
 from agentchaos_otel.cli.errors import typer_app, usage_error, user_errors
 from agentchaos_otel.records import EpisodeTrace
+from agentchaos_otel.store.database.schema import PREDICTIONS_DDL
 from predictors.features import FEATURE_SETS
 from predictors.model import DEFAULT_FALSE_ALARM, FailurePredictor, PredictorDataError
 
 app = typer_app(help="Early failure warning from external signals and logprob entropy.")
-
-PREDICTIONS_DDL = """
-CREATE TABLE IF NOT EXISTS predictions (
-    trace_id VARCHAR, task_id VARCHAR, step INTEGER, span_id VARCHAR, score DOUBLE, alarm BOOLEAN,
-    threshold DOUBLE, feature_set VARCHAR, model VARCHAR, model_digest VARCHAR, scored_ns BIGINT
-)"""
 
 DbArg = Annotated[Path, typer.Argument(help="A traces.duckdb file.", show_default=False)]
 SeedOpt = Annotated[int, typer.Option(help="Seed of the task split and the bootstrap.")]

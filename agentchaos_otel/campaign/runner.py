@@ -105,19 +105,6 @@ def _normalise(result: Any) -> EpisodeOutcome:
 
 # --- The trace file: what is finished, and the campaign_runs table ------------------------------
 
-CAMPAIGN_RUNS_DDL = """
-CREATE TABLE IF NOT EXISTS campaign_runs (
-    id VARCHAR PRIMARY KEY,
-    started TIMESTAMP,
-    finished TIMESTAMP,
-    args JSON,
-    counts JSON,
-    simulated BOOLEAN,
-    status VARCHAR
-)
-"""
-
-
 def finished_episodes(db: str | Path, *, simulated: bool | None = None) -> set[EpisodeKey]:
     """Episodes with a recorded outcome (success or error), read from their root spans.
 
@@ -166,6 +153,7 @@ def new_run_id(now: datetime) -> str:
 def _write_run(db: Path, row: dict[str, Any]) -> None:
     from agentchaos_otel.redact import redact_json_text
     from agentchaos_otel.store.database.connect import write_rows
+    from agentchaos_otel.store.database.schema import CAMPAIGN_RUNS_DDL
 
     db.parent.mkdir(parents=True, exist_ok=True)
     row = {**row, "args": redact_json_text(row["args"])}  # e.g. a --base-url carrying ?key=

@@ -98,8 +98,8 @@ def test_round_trip_over_http_with_diagnoses_computed_at_export(store: Path, tmp
 
 
 def test_round_trip_over_grpc_with_stored_diagnoses_and_predictions(store: Path, tmp_path: Path) -> None:
+    from agentchaos_otel.store.database.schema import PREDICTIONS_DDL
     from diagnosers.cli import app as diagnose_app
-    from predictors.cli import PREDICTIONS_DDL
 
     assert run_app(diagnose_app, "diagnose", [str(store), "--json"]) == 0
     with duckdb.connect(str(store)) as conn:

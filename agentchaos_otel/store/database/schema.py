@@ -332,6 +332,24 @@ WHERE r.a_fault_injected
 
 
 VIEWS: dict[str, str] = _view_sql()
+
+# Derived tables the analysis tools write into the same file; created on first write (a store
+# that never met them stays as the template made it). Keyed as their writers upsert them.
+DIAGNOSES_DDL = """
+CREATE TABLE IF NOT EXISTS diagnoses (
+    trace_id VARCHAR, task_id VARCHAR, method VARCHAR, fault_type VARCHAR, target VARCHAR, step INTEGER,
+    span_id VARCHAR, confidence DOUBLE, evidence VARCHAR, rule VARCHAR, created_ns BIGINT
+)"""
+PREDICTIONS_DDL = """
+CREATE TABLE IF NOT EXISTS predictions (
+    trace_id VARCHAR, task_id VARCHAR, step INTEGER, span_id VARCHAR, score DOUBLE, alarm BOOLEAN,
+    threshold DOUBLE, feature_set VARCHAR, model VARCHAR, model_digest VARCHAR, scored_ns BIGINT
+)"""
+CAMPAIGN_RUNS_DDL = """
+CREATE TABLE IF NOT EXISTS campaign_runs (
+    id VARCHAR PRIMARY KEY, started TIMESTAMP, finished TIMESTAMP, args JSON, counts JSON,
+    simulated BOOLEAN, status VARCHAR
+)"""
 PUBLIC_VIEWS = ("llm_calls", "tool_calls", "steps", "episodes", "injected_faults")
 
 
