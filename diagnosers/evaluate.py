@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from agentchaos_otel.published import DIAGNOSIS as PUBLISHED
+from agentchaos_otel.published import TRUNCATION_FOUND
 from agentchaos_otel.records import EpisodeTrace, FaultLabel
 from agentchaos_otel.stats import percentile_interval, resampled_means
 from diagnosers.base import CONFIDENCE_MIN, Diagnoser, Diagnosis, abstain, diagnose_episodes
-from diagnosers.published import PUBLISHED, TRUNCATION_FOUND
 from diagnosers.taxonomy import NONE_FOUND
 
 

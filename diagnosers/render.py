@@ -13,9 +13,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from agentchaos_otel.published import DIAGNOSIS as PUBLISHED
+from agentchaos_otel.published import DIAGNOSIS_SOURCE as SOURCE
+from agentchaos_otel.published import TRUNCATION_FOUND
 from diagnosers.base import Diagnosis
 from diagnosers.evaluate import Interval, Scores
-from diagnosers.published import PUBLISHED, SOURCE, TRUNCATION_FOUND
 
 SIMULATED_CAPTION = "episodes produced by a simulated model (not a real LLM)"
 

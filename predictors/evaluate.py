@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from agentchaos_otel import published
 from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.stats import auroc, percentile_interval, resample_indices, roc_curve
-from predictors import published
 from predictors.extract import episode_simulated
 from predictors.features import FEATURE_SETS, has_logprobs, prefix_features
 from predictors.model import (
@@ -195,7 +195,7 @@ class Comparison:
                 "evaluations": {k: v.to_dict() for k, v in self.evaluations.items()},
                 "skipped": self.skipped, "notes": self.notes, "entropy_by_outcome": self.entropy_by_outcome,
                 "published": {k: v.__dict__ for k, v in published.PREDICTOR.items()},
-                "published_source": published.SOURCE}
+                "published_source": published.PREDICTOR_SOURCE}
 
 
 def is_simulated(episodes: Sequence[EpisodeTrace]) -> bool:
@@ -291,5 +291,5 @@ def render_text(cmp: Comparison, top_coefficients: int = 6) -> str:
     for name, ev in cmp.evaluations.items():
         coefs = ", ".join(f"{k} {v:+.2f}" for k, v in ev.coefficients[:top_coefficients])
         lines.append(f"coefficients ({name}, standardised, largest first): {coefs}")
-    lines.append(f"published: {published.SOURCE}; its 'steps' are agent turns, closest to our LLM-call lead")
+    lines.append(f"published: {published.PREDICTOR_SOURCE}; its 'steps' are agent turns, closest to our LLM-call lead")
     return "\n".join(lines)

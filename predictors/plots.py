@@ -12,7 +12,7 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from predictors import published
+from agentchaos_otel import published
 from predictors.evaluate import Comparison
 
 # One colour per feature set in every plot, so the ROC and the histogram read together.

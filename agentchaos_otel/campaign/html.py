@@ -9,8 +9,8 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from agentchaos_otel import published as P
 from agentchaos_otel.campaign import plots
-from agentchaos_otel.campaign import published as P
 from agentchaos_otel.campaign import report as R
 from agentchaos_otel.campaign.measures import StudyMeasures
 

@@ -13,8 +13,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from agentchaos_otel import published as P
 from agentchaos_otel import stats
-from agentchaos_otel.campaign import published as P
 from agentchaos_otel.campaign.measures import StudyMeasures
 from agentchaos_otel.stats import Estimate, Rate
 

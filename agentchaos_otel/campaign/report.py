@@ -14,8 +14,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from agentchaos_otel import published as P
 from agentchaos_otel import stats
-from agentchaos_otel.campaign import published as P
 from agentchaos_otel.campaign.measures import CLEAN, DEFAULT_RESAMPLES, STEP_KEYS, StudyMeasures, compute_all
 from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.stats import Estimate, Rate
