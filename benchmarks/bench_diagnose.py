@@ -13,7 +13,7 @@ methods are scored on the held-out tasks, on the whole corpus (rule only: it was
 on ``--heldout`` files (fault variants never used for training or rule writing):
 
     .venv/bin/python -m benchmarks.bench_diagnose --accuracy --corpus main_ref.duckdb main_bfcl.duckdb \
-        --heldout heldout.duckdb [--model-out diagnoser.joblib]
+        --heldout heldout.duckdb [--model-out diagnoser.skops]
 
 ``--misbehaving`` scores every method on the misbehaving-provider corpus (``tests/support/
 misbehaving``: failures in real providers' and tools' documented formats, ``plan=None``, a generic
@@ -41,8 +41,9 @@ from benchmarks.corpora import synthetic
 from benchmarks.corpora.spans import write_episodes
 from diagnosers.base import diagnose_episodes
 from diagnosers.baseline import TextOnlyDiagnoser
+from diagnosers.estimators import LearnedEstimator
 from diagnosers.evaluate import Interval, Scores, evaluate, evaluation_set
-from diagnosers.learned import split_by_task, train
+from diagnosers.learned import split_by_task
 from diagnosers.rules import RuleDiagnoser
 from diagnosers.tracefile import load
 from diagnosers.truth import read_labels, resolve
@@ -111,9 +112,12 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
     from diagnosers.evaluate import ground_truth
 
     truths = {ep.trace_id: ground_truth(ep) for ep in own} | dict(dev_truths)
-    model, report = train(own + dev_eps, seed=seed, truths=truths)
-    print(f"SIMULATED. learned model: {report.episodes} episodes, {report.steps} steps, {report.faulted_steps} "
-          f"faulted, {len(report.classes)} classes ({', '.join(report.classes)})")
+    learn = [ep for ep in own + dev_eps if ep.trace_id in truths]
+    est = LearnedEstimator(seed=seed).fit(learn, [truths[ep.trace_id] for ep in learn])
+    model = est.diagnoser_
+    classes = [str(c) for c in est.step_classes_]
+    print(f"SIMULATED. learned model: {len(learn)} episodes, {est.n_training_steps_} steps, {est.n_faulted_steps_} "
+          f"faulted, {len(classes)} classes ({', '.join(classes)})")
     print(HEADER)
     rule, text = RuleDiagnoser(), TextOnlyDiagnoser()
     fam: list[str] = []
@@ -159,12 +163,13 @@ def accuracy(corpus: list[str], heldout: list[str], test_fraction: float, seed: 
     """Train on whole tasks of the corpus, score on the others and on the held-out variants."""
     eps = [ep for path in corpus for ep in load(path)]
     train_eps, test_eps = split_by_task(eps, test_fraction, seed)
-    model, report = train(train_eps, seed=seed)
+    est = LearnedEstimator(seed=seed).fit(train_eps)
+    model = est.diagnoser_
     if model_out:
         model.save(model_out, trained_on=",".join(corpus), test_fraction=test_fraction, seed=seed)
     print(f"SIMULATED. corpus {', '.join(corpus)}: {len(eps)} episodes, {len(evaluation_set(eps))} failed "
           f"and fault-triggered; learned model trained on {len(train_eps)} episodes of "
-          f"{len({e.task_id for e in train_eps})} tasks ({report.steps} steps, {report.faulted_steps} "
+          f"{len({e.task_id for e in train_eps})} tasks ({est.n_training_steps_} steps, {est.n_faulted_steps_} "
           f"faulted); test: {len(test_eps)} episodes of {len({e.task_id for e in test_eps})} other tasks")
     print(HEADER)
     rule = RuleDiagnoser()

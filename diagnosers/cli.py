@@ -24,8 +24,9 @@ from agentchaos_otel.records import EpisodeTrace
 from diagnosers.base import CONFIDENCE_MIN, Diagnoser
 from diagnosers.baseline import TextOnlyDiagnoser
 from diagnosers.driver import EXECUTORS, diagnose_store, is_simulated
+from diagnosers.estimators import LearnedEstimator
 from diagnosers.evaluate import evaluate, evaluation_set
-from diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, train
+from diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task
 from diagnosers.render import diagnoses_json, diagnoses_table, print_scores, scores_json
 from diagnosers.rules import RuleDiagnoser
 from diagnosers.tracefile import DiagnoseError, load, write_diagnoses
@@ -64,7 +65,7 @@ def _build(method: str, *, file: Path, model_file: Path | None, base_url: str | 
     if method == "learned":
         if model_file is None:
             usage("--method learned needs --model-file "
-                  "(train one with `diagnose train FILE --out model.joblib`)")
+                  "(train one with `diagnose train FILE --out model.skops`)")
         return LearnedDiagnoser.load(model_file), None  # type: ignore[arg-type]
     if not base_url or not model:
         usage("--method llm needs --base-url and --model")
@@ -94,7 +95,7 @@ def run(
                                                   "(default: failed or unknown outcome)")] = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="show at most N diagnoses")] = None,
     write: Annotated[bool, typer.Option("--write/--no-write", help="store rows in `diagnoses`")] = True,
-    model_file: Annotated[Path | None, typer.Option("--model-file", help="learned model (joblib)")] = None,
+    model_file: Annotated[Path | None, typer.Option("--model-file", help="learned model (.skops)")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint")] = None,
     model: Annotated[str | None, typer.Option("--model", help="model name for --method llm")] = None,
     api_key_env: Annotated[str, typer.Option("--api-key-env", help="env var holding the API key")]
@@ -173,7 +174,7 @@ def run(
 def train_cmd(
     file: Annotated[Path, typer.Argument(help="trace store with labelled (fault-injected) episodes")],
     out: Annotated[Path, typer.Option("--out", "-o", help="where to save the model")]
-    = Path("diagnoser.joblib"),
+    = Path("diagnoser.skops"),
     test_fraction: Annotated[float, typer.Option("--test-fraction", min=0.0, max=0.9,
                                                  help="share of task ids held out")] = 0.3,
     seed: Annotated[int, typer.Option("--seed", help="split and model seed")] = 0,
@@ -192,23 +193,26 @@ def train_cmd(
                     else any(truths.get(ep.trace_id) is not None for ep in train_eps))
         if not labelled:
             fail(f"{file}: no fault-injected episodes to learn from")
+        if truths is not None:  # a label file names the episodes to learn from and their root causes
+            train_eps = [ep for ep in train_eps if ep.trace_id in truths]
+        estimator = LearnedEstimator(seed=seed)
         try:
-            model, report = train(train_eps, seed=seed, truths=truths)
+            estimator.fit(train_eps, None if truths is None else [truths[ep.trace_id] for ep in train_eps])
         except ValueError as exc:
             fail(f"{file}: {exc}")
             return
-        model.save(out, trained_on=str(file), episodes=report.episodes, test_fraction=test_fraction,
-                   seed=seed)
+        model = estimator.diagnoser_
+        model.save(out, trained_on=str(file), episodes=len(train_eps), test_fraction=test_fraction, seed=seed)
         scores, _ = evaluate(test_eps, [model, RuleDiagnoser()], n_boot=bootstrap, seed=seed, truths=truths)
         extra = {"model": str(out), "train_episodes": len(train_eps), "test_episodes": len(test_eps),
-                 "train_steps": report.steps, "faulted_steps": report.faulted_steps,
-                 "classes": report.classes,
+                 "train_steps": estimator.n_training_steps_, "faulted_steps": estimator.n_faulted_steps_,
+                 "classes": [str(c) for c in estimator.step_classes_],
                  "simulated": _simulated(episodes)}
         if json_out:
             typer.echo(scores_json(scores, extra))
         else:
-            console.print(f"saved {out}: trained on {len(train_eps)} episodes ({report.steps} steps, "
-                          f"{report.faulted_steps} faulted); test split by task id: {len(test_eps)} episodes")
+            console.print(f"saved {out}: trained on {len(train_eps)} episodes ({estimator.n_training_steps_} steps, "
+                          f"{estimator.n_faulted_steps_} faulted); test split by task id: {len(test_eps)} episodes")
             print_scores(console, scores, simulated=bool(extra["simulated"]), details=False)
     except (DiagnoseError, ModelFileError, OSError) as exc:
         fail(exc)

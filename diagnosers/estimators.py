@@ -7,8 +7,10 @@ truth on the input never reaches a verdict. ``predict`` gives the fault type per
 ``none_found``), ``diagnose`` the full ``Diagnosis`` (step, span, confidence, evidence).
 
 The rule diagnoser learns nothing: ``fit`` only records the taxonomy it can name. The learned
-diagnoser fits its per-step forest on labelled episodes in ``fit``; the fitted
-``diagnoser_`` is the object ``diagnose train`` saves and ``diagnose run --method learned`` loads.
+diagnoser fits its per-step forest in ``fit``: ``y`` gives each episode's root cause (a
+``FaultLabel``, or None for an episode known to be clean), as a label file does; without ``y``
+the labels are the episodes' recorded ground truth. ``diagnose train`` trains through it, and the
+fitted ``diagnoser_`` is what it saves and ``diagnose run --method learned`` loads.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from agentchaos_otel.records import EpisodeTrace
+from agentchaos_otel.records import EpisodeTrace, FaultLabel
 from diagnosers.base import Diagnosis, diagnose_episodes
-from diagnosers.learned import NONE_LABEL, LearnedDiagnoser, train
+from diagnosers.learned import NONE_LABEL, LearnedDiagnoser, fit_forest, training_rows
 from diagnosers.rules import RULES, Rule, RuleDiagnoser
 from diagnosers.taxonomy import FAULT_TYPES, NONE_FOUND, split_class_label
 
@@ -75,12 +77,18 @@ class LearnedEstimator(_EpisodeDiagnoser):
         self.n_estimators = n_estimators
         self.seed = seed
 
-    def fit(self, X: Sequence[EpisodeTrace], y: Any = None) -> LearnedEstimator:
-        """Fit on episodes that carry ground truth (labels are read from it, features from the blind view)."""
-        model, report = train(list(X), seed=self.seed, n_estimators=self.n_estimators)
-        self.diagnoser_: LearnedDiagnoser = model
-        self.step_classes_ = np.asarray(report.classes, dtype=object)
-        named = {NONE_FOUND if c == NONE_LABEL else split_class_label(c)[0] for c in report.classes}
+    def fit(self, X: Sequence[EpisodeTrace], y: Sequence[FaultLabel | None] | None = None) -> LearnedEstimator:
+        """Fit on episodes and their root causes ``y`` (None in ``y``: clean); without ``y``, on the
+        episodes' own ground truth. Features always come from the blind view."""
+        episodes = list(X)
+        truths: list[FaultLabel | None | bool] = [False] * len(episodes) if y is None else list(y)
+        if len(truths) != len(episodes):
+            raise ValueError(f"y has {len(truths)} labels for {len(episodes)} episodes")
+        rows, labels = training_rows(episodes, truths)
+        self.diagnoser_: LearnedDiagnoser = fit_forest(rows, labels, seed=self.seed, n_estimators=self.n_estimators)
+        self.step_classes_ = np.asarray(sorted(set(labels)), dtype=object)
+        named = {NONE_FOUND if c == NONE_LABEL else split_class_label(c)[0] for c in self.step_classes_}
         self.classes_ = np.asarray(sorted(named), dtype=object)
-        self.n_training_steps_ = report.steps
+        self.n_training_steps_ = len(labels)
+        self.n_faulted_steps_ = sum(1 for v in labels if v != NONE_LABEL)
         return self

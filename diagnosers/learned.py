@@ -2,15 +2,18 @@
 
 Each step is labelled with the (type, side) of the changed fault it carries, or ``none``; the
 root cause of an episode is the earliest step the model thinks is faulted (probability >= 0.5),
-or the most likely one when none reaches that. The model is saved as one joblib file with its
+or the most likely one when none reaches that. Training is ``diagnosers.estimators.LearnedEstimator``
+(scikit-learn's shape: labels in ``y``); this module holds what it fits and how it is kept.
+
+The model is saved with skops (``.skops``), not pickle: loading checks every type in the file
+against the few a forest needs, so a model file from elsewhere cannot run code. It carries its
 feature names and versions, and refuses to load against a different feature layout.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -23,9 +26,11 @@ from diagnosers.taxonomy import class_label, split_class_label
 from diagnosers.view import EpisodeView
 
 MODEL_FORMAT = "agentchaos-diagnoser"
-MODEL_VERSION = 1
+MODEL_VERSION = 2  # 2: skops instead of joblib
 NONE_LABEL = "none"
 MIN_FAULT_PROBABILITY = 0.05
+# The types a saved forest holds beyond those skops trusts by default.
+_FOREST_TYPES = frozenset({"sklearn.tree._tree.Tree"})
 
 
 class ModelFileError(ValueError):
@@ -57,39 +62,31 @@ def split_by_task(episodes: Sequence[EpisodeTrace], test_fraction: float = 0.3, 
     return [episodes[i] for i in train_idx], [episodes[i] for i in test_idx]
 
 
-@dataclass
-class TrainReport:
-    episodes: int
-    steps: int
-    faulted_steps: int
-    classes: list[str]
-
-
-def train(episodes: Sequence[EpisodeTrace], *, seed: int = 0, n_estimators: int = 150,
-          truths: Mapping[str, FaultLabel | None] | None = None) -> tuple[LearnedDiagnoser, TrainReport]:
-    """Fit on unblinded labelled episodes (labels from ground truth, features from the blind view).
-    With ``truths`` (a label file's), only the episodes it names are used, labelled by it."""
-    X: list[list[float]] = []
-    y: list[str] = []
-    for ep in episodes:
-        if truths is not None and ep.trace_id not in truths:
-            continue
-        labels = step_labels(ep) if truths is None else step_labels(ep, truths[ep.trace_id])
-        X += episode_features(EpisodeView(ep.blind()))
-        y += labels
-    if not X:
+def fit_forest(rows: Sequence[Sequence[float]], labels: Sequence[str], *, seed: int = 0,
+               n_estimators: int = 150) -> LearnedDiagnoser:
+    """The per-step forest on feature rows and their step labels (``step_labels``)."""
+    if not rows:
         raise ValueError("no steps to train on")
-    classes = sorted(set(y))
-    if len(classes) < 2:
+    if len(set(labels)) < 2:
         raise ValueError("training data needs faulted and clean steps (only one class found)")
     # A forest: robust to unscaled, mostly binary features and quick to fit on tens of thousands
     # of steps; the fixed seed makes the saved model reproducible.
     from sklearn.ensemble import RandomForestClassifier  # imported when training, not to diagnose
 
     clf = RandomForestClassifier(n_estimators=n_estimators, min_samples_leaf=1, random_state=seed, n_jobs=1)
-    clf.fit(np.asarray(X, dtype=float), np.asarray(y))
-    model = LearnedDiagnoser(clf, list(FEATURE_NAMES))
-    return model, TrainReport(len(episodes), len(y), sum(1 for v in y if v != NONE_LABEL), classes)
+    clf.fit(np.asarray(rows, dtype=float), np.asarray(labels))
+    return LearnedDiagnoser(clf, list(FEATURE_NAMES))
+
+
+def training_rows(episodes: Sequence[EpisodeTrace], truths: Sequence[FaultLabel | None | bool]
+                  ) -> tuple[list[list[float]], list[str]]:
+    """Feature rows from each episode's blind view, labelled from its truth (False: its ground truth)."""
+    rows: list[list[float]] = []
+    labels: list[str] = []
+    for ep, truth in zip(episodes, truths, strict=True):
+        rows += episode_features(EpisodeView(ep.blind()))
+        labels += step_labels(ep, truth)
+    return rows, labels
 
 
 class LearnedDiagnoser:
@@ -146,23 +143,30 @@ class LearnedDiagnoser:
 
     # -- persistence ---------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str], **meta: Any) -> None:
-        import joblib
         import sklearn
+        import skops.io
 
-        joblib.dump({"format": MODEL_FORMAT, "version": MODEL_VERSION, "feature_version": FEATURE_VERSION,
-                     "features": self.features, "classes": self.classes, "sklearn": sklearn.__version__,
-                     "model": self.model, "meta": {**self.meta, **meta}}, path)
+        skops.io.dump({"format": MODEL_FORMAT, "version": MODEL_VERSION, "feature_version": FEATURE_VERSION,
+                       "features": self.features, "classes": self.classes, "sklearn": sklearn.__version__,
+                       "model": self.model, "meta": {**self.meta, **meta}}, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> LearnedDiagnoser:
         if not os.path.exists(path):
             raise ModelFileError(f"{path}: no such model file")
-        import joblib
+        import skops.io
 
         try:
-            blob = joblib.load(path)
-        except Exception as exc:  # a corrupt or foreign file must become one readable line
-            raise ModelFileError(f"{path}: not a diagnoser model ({type(exc).__name__})") from None
+            unexpected = set(skops.io.get_untrusted_types(file=path)) - _FOREST_TYPES
+            if unexpected:
+                raise ModelFileError(f"{path}: refusing a model file with unexpected types "
+                                     f"({', '.join(sorted(unexpected))})")
+            blob = skops.io.load(path, trusted=sorted(_FOREST_TYPES))
+        except ModelFileError:
+            raise
+        except Exception as exc:  # a corrupt, foreign or pickled file must become one readable line
+            raise ModelFileError(f"{path}: not a diagnoser model ({type(exc).__name__}); models are .skops files "
+                                 "written by `diagnose train`") from None
         if not isinstance(blob, dict) or blob.get("format") != MODEL_FORMAT:
             raise ModelFileError(f"{path}: not a diagnoser model file")
         if blob.get("version") != MODEL_VERSION or blob.get("feature_version") != FEATURE_VERSION:

@@ -68,8 +68,8 @@ def train_cmd(
     false_alarm: FalseAlarmOpt = DEFAULT_FALSE_ALARM,
 ) -> None:
     """Fit on the training tasks, set the alarm threshold on validation tasks, save one file."""
+    from predictors.estimator import train
     from predictors.evaluate import compute_metrics, is_simulated, score_episodes
-    from predictors.model import train
 
     with _user_errors():
         _check_feature_set(features)

@@ -8,9 +8,9 @@ failure probability over its step prefixes, the quantity the alarm threshold is 
 ``predict`` says whether that alarm fires (1) or not (0).
 
 ``fit`` sets the threshold on the successful episodes it was given unless ``validation`` episodes
-are passed; ``predictors.model.train`` keeps the task-level train / validation / test split the
-evaluation reports. The fitted ``predictor_`` is the light ``FailurePredictor`` the live span
-processor loads.
+are passed; ``train`` fits it on the task-level train / validation / test split the evaluation
+reports, which is how ``agentchaos predict train`` and ``evaluate`` train. The fitted
+``predictor_`` is the light ``FailurePredictor`` the live span processor loads.
 """
 
 from __future__ import annotations
@@ -25,10 +25,14 @@ from sklearn.utils.validation import check_is_fitted
 from agentchaos_otel.records import EpisodeTrace
 from predictors.model import (
     DEFAULT_FALSE_ALARM,
+    DEFAULT_FRACTIONS,
     FailurePredictor,
     PredictorDataError,
+    Split,
     calibrate,
     fit_predictor,
+    labelled,
+    split_by_task,
 )
 
 
@@ -79,3 +83,24 @@ class FailurePredictorEstimator(ClassifierMixin, BaseEstimator):  # type: ignore
         tags = super().__sklearn_tags__()
         tags.input_tags.two_d_array = False  # samples are episodes, not rows of numbers
         return tags
+
+
+def failed(episodes: Sequence[EpisodeTrace]) -> list[int]:
+    """The labels ``fit`` takes: 1 for a failed episode, 0 for a successful one."""
+    return [int(e.success is False) for e in episodes]
+
+
+def train(episodes: Sequence[EpisodeTrace], feature_set: str = "external", *, seed: int = 0,
+          fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+          false_alarm: float = DEFAULT_FALSE_ALARM, split: Split | None = None
+          ) -> tuple[FailurePredictor, Split]:
+    """Split by task, fit the estimator on train with the threshold set on validation; the test part
+    stays unseen."""
+    split = split or split_by_task(episodes, seed, fractions)
+    fit_on = labelled(split.train)
+    estimator = FailurePredictorEstimator(feature_set, false_alarm=false_alarm, seed=seed)
+    predictor = estimator.fit(fit_on, failed(fit_on), validation=split.validation).predictor_
+    predictor.meta["split"] = split.summary()
+    # Kept so a later evaluation on the same file can stay on tasks the model never saw.
+    predictor.meta["test_tasks"] = sorted({str(e.task_id) for e in split.test})
+    return predictor, split

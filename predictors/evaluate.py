@@ -22,6 +22,7 @@ import numpy as np
 from agentchaos_otel import published
 from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.stats import auroc, percentile_interval, resample_indices, roc_curve
+from predictors.estimator import train
 from predictors.extract import episode_simulated
 from predictors.features import FEATURE_SETS, has_logprobs, prefix_features
 from predictors.model import (
@@ -32,7 +33,6 @@ from predictors.model import (
     Split,
     labelled,
     split_by_task,
-    train,
 )
 
 DEFAULT_BOOTSTRAP = 2000

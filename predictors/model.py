@@ -261,17 +261,3 @@ def calibrate(predictor: FailurePredictor, validation: Sequence[EpisodeTrace],
                            "validation_false_alarm": sum(m >= predictor.threshold for m in maxima)
                            / len(maxima)})
     return predictor
-
-
-def train(episodes: Sequence[EpisodeTrace], feature_set: str = "external", *, seed: int = 0,
-          fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-          false_alarm: float = DEFAULT_FALSE_ALARM, split: Split | None = None
-          ) -> tuple[FailurePredictor, Split]:
-    """Split by task, fit on train, set the threshold on validation; the test part stays unseen."""
-    split = split or split_by_task(episodes, seed, fractions)
-    predictor = fit_predictor(split.train, feature_set, seed=seed)
-    calibrate(predictor, split.validation, false_alarm)
-    predictor.meta["split"] = split.summary()
-    # Kept so a later evaluation on the same file can stay on tasks the model never saw.
-    predictor.meta["test_tasks"] = sorted({str(e.task_id) for e in split.test})
-    return predictor, split

@@ -88,7 +88,7 @@ def test_evaluate_table_shows_published_figures(store: Path) -> None:
 
 
 def test_train_then_learned_method(store: Path, tmp_path: Path) -> None:
-    model = tmp_path / "m.joblib"
+    model = tmp_path / "m.skops"
     code, out, err = invoke("train", store, "--out", model, "--json", "--bootstrap", "50",
                             "--test-fraction", "0.4")
     assert code == 0, err

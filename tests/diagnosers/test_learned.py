@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import joblib
 import pytest
+import skops.io
 
 from benchmarks.corpora import synthetic
 from benchmarks.corpora.synthetic import episode_of, fault_attrs, llm_record, tool_record
 from diagnosers.base import diagnose_episodes
+from diagnosers.estimators import LearnedEstimator
 from diagnosers.evaluate import evaluate
 from diagnosers.features import FEATURE_NAMES, episode_features
-from diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, step_labels, train
+from diagnosers.learned import LearnedDiagnoser, ModelFileError, split_by_task, step_labels
 from diagnosers.view import EpisodeView
 
 
@@ -28,9 +29,9 @@ def split(corpus: list) -> tuple[list, list]:
 
 @pytest.fixture(scope="module")
 def model(split: tuple[list, list]) -> LearnedDiagnoser:
-    m, report = train(split[0], seed=0, n_estimators=60)
-    assert report.faulted_steps > 0 and "none" in report.classes
-    return m
+    est = LearnedEstimator(n_estimators=60, seed=0).fit(split[0])
+    assert est.n_faulted_steps_ > 0 and "none" in est.step_classes_
+    return est.diagnoser_
 
 
 def test_split_keeps_tasks_on_one_side(corpus: list, split: tuple[list, list]) -> None:
@@ -63,7 +64,7 @@ def test_learned_accuracy_on_held_out_tasks(model: LearnedDiagnoser, split: tupl
 
 
 def test_save_and_load_round_trip(model: LearnedDiagnoser, split: tuple[list, list], tmp_path: Path) -> None:
-    path = tmp_path / "m.joblib"
+    path = tmp_path / "m.skops"
     model.save(path, note="test")
     loaded = LearnedDiagnoser.load(path)
     assert loaded.features == list(FEATURE_NAMES) and loaded.meta["note"] == "test"
@@ -73,28 +74,28 @@ def test_save_and_load_round_trip(model: LearnedDiagnoser, split: tuple[list, li
 
 def test_training_is_reproducible(split: tuple[list, list]) -> None:
     small = split[0][:80]
-    a, _ = train(small, seed=3, n_estimators=10)
-    b, _ = train(small, seed=3, n_estimators=10)
+    a = LearnedEstimator(n_estimators=10, seed=3).fit(small).diagnoser_
+    b = LearnedEstimator(n_estimators=10, seed=3).fit(small).diagnoser_
     eps = [e for e in split[1] if e.success is False][:10]
     assert diagnose_episodes(a, eps) == diagnose_episodes(b, eps)
 
 
 def test_bad_model_files_are_refused(model: LearnedDiagnoser, tmp_path: Path) -> None:
     with pytest.raises(ModelFileError, match="no such model file"):
-        LearnedDiagnoser.load(tmp_path / "none.joblib")
-    junk = tmp_path / "junk.joblib"
-    junk.write_bytes(b"\x00not a pickle")
+        LearnedDiagnoser.load(tmp_path / "none.skops")
+    junk = tmp_path / "junk.skops"
+    junk.write_bytes(b"\x00not a model")
     with pytest.raises(ModelFileError, match="not a diagnoser model"):
         LearnedDiagnoser.load(junk)
-    other = tmp_path / "other.joblib"
-    joblib.dump({"format": "something-else"}, other)
+    other = tmp_path / "other.skops"
+    skops.io.dump({"format": "something-else"}, other)
     with pytest.raises(ModelFileError, match="not a diagnoser model file"):
         LearnedDiagnoser.load(other)
-    old = tmp_path / "old.joblib"
+    old = tmp_path / "old.skops"
     model.save(old)
-    blob = joblib.load(old)
+    blob = skops.io.load(old, trusted=["sklearn.tree._tree.Tree"])
     blob["features"] = blob["features"][:-1]
-    joblib.dump(blob, old)
+    skops.io.dump(blob, old)
     with pytest.raises(ModelFileError, match="different feature layout"):
         LearnedDiagnoser.load(old)
 
@@ -102,4 +103,18 @@ def test_bad_model_files_are_refused(model: LearnedDiagnoser, tmp_path: Path) ->
 def test_training_needs_faults() -> None:
     clean = [synthetic.make_episode(f"t{i}", 0, "none") for i in range(3)]
     with pytest.raises(ValueError, match="only one class"):
-        train(clean)
+        LearnedEstimator().fit(clean)
+
+
+def test_a_pickled_model_is_refused_without_being_loaded(tmp_path: Path) -> None:
+    import pickle
+
+    class Boom:
+        def __reduce__(self) -> tuple:
+            return (open, (str(tmp_path / "ran"), "w"))
+
+    evil = tmp_path / "evil.skops"
+    evil.write_bytes(pickle.dumps({"format": "agentchaos-diagnoser", "model": Boom()}))
+    with pytest.raises(ModelFileError, match="not a diagnoser model"):
+        LearnedDiagnoser.load(evil)
+    assert not (tmp_path / "ran").exists()

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
+from predictors.estimator import train
 from predictors.evaluate import (
     ScoredEpisode,
     auroc,
@@ -18,7 +19,7 @@ from predictors.evaluate import (
     render_text,
     roc_curve,
 )
-from predictors.model import PredictorDataError, train
+from predictors.model import PredictorDataError
 from tests.predictors.test_synth import entropy_attrs, episode, llm_step, synthetic_corpus, tool_step
 
 

@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 from agentchaos_otel.store.database.connect import connect
 from agentchaos_otel.store.read.episodes import load_episodes
 from predictors.cli import app
+from predictors.estimator import train
 from predictors.extract import STEP_KEYS, store_features
 from predictors.feature_file import write_store_features
 from predictors.features import feature_names, prefix_table
-from predictors.model import train
 from tests.predictors.test_cli import write_corpus
 from tests.predictors.test_synth import synthetic_corpus
 from tests.support.scale import scale_store

@@ -22,9 +22,10 @@ from agentchaos_otel.store.exporter import DuckDBSpanExporter
 from agentchaos_otel.store.read.episodes import load_episodes
 from agentchaos_otel.store.read.live_steps import span_step_kind
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
+from predictors.estimator import train
 from predictors.features import EXTERNAL_FEATURES
 from predictors.live import Alarm, LivePredictorProcessor
-from predictors.model import FailurePredictor, train
+from predictors.model import FailurePredictor
 from tests.predictors.test_synth import synthetic_corpus, synthetic_episode
 
 

@@ -10,6 +10,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
+from predictors.estimator import train
 from predictors.features import FEATURE_SETS, prefix_table
 from predictors.model import (
     FailurePredictor,
@@ -17,7 +18,6 @@ from predictors.model import (
     alarm_threshold,
     fit_predictor,
     split_by_task,
-    train,
 )
 from tests.predictors.test_synth import episode, llm_step, synthetic_corpus, tool_step
 
