@@ -18,6 +18,7 @@ from agentchaos_otel.plans.binding import EpisodeState, FaultRecord
 from agentchaos_otel.plans.plan import Plan, resolve_plan
 
 TRACER_NAME = "agentchaos_otel"
+_log = redact.get_logger(__name__)
 
 # Called with the Episode once its outcome is set and before its root span ends (live diagnosis).
 END_HOOKS: list[Callable[[Episode], None]] = []
@@ -50,7 +51,8 @@ class Episode:
         self.success: bool | None = None
         self.error: str | None = None
         self.span: trace.Span | None = None
-        self._tokens: tuple[Any, Any] | None = None
+        self._token: object | None = None
+        self._trace_id = 0
 
     @property
     def fault_log(self) -> list[FaultRecord]:
@@ -91,13 +93,17 @@ class Episode:
         self.span = self._tracer.start_span(A.agent_span_name(self.agent_name), kind=SpanKind.INTERNAL,
                                             attributes=attrs, links=links,
                                             context=otel_context.Context())
-        ctx_token = otel_context.attach(trace.set_span_in_context(self.span, otel_context.Context()))
-        self._tokens = (ctx_token, binding.bind(self.state))
+        # One context carries both the root span and the episode (``plans.binding``); the state is
+        # also found by trace id, for calls in this trace from a context that lost the value.
+        self._trace_id = self.span.get_span_context().trace_id
+        binding.bind_trace(self._trace_id, self.state)
+        self._token = otel_context.attach(binding.in_context(
+            self.state, trace.set_span_in_context(self.span, otel_context.Context())))
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        assert self.span is not None and self._tokens is not None
+        assert self.span is not None and self._token is not None
         span = self.span
         if exc is not None:
             self.error = self.error or redact.redact_text(f"{type(exc).__name__}: {exc}")
@@ -116,11 +122,11 @@ class Episode:
             span.set_attribute(A.SIMULATED, True)
         for hook in list(END_HOOKS):
             hook(self)
+        _warn_if_unreached(self)
         span.end()
-        ctx_token, state_token = self._tokens
-        binding.unbind(state_token)
-        otel_context.detach(ctx_token)
-        self._tokens = None
+        binding.unbind_trace(self._trace_id)
+        otel_context.detach(self._token)
+        self._token = None
 
     async def __aenter__(self) -> Episode:
         return self.__enter__()
@@ -128,6 +134,24 @@ class Episode:
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
         self.__exit__(exc_type, exc, tb)
+
+
+_warned_unreached = False
+
+
+def _warn_if_unreached(ep: Episode) -> None:
+    """One warning, the first time an episode with faults planned ends having made no LLM call.
+
+    Most often the agent's HTTP client is one the injector cannot reach (not httpx or httpx2, or
+    a transport that does not go through their transport classes); the episode would otherwise
+    be stored as a clean run.
+    """
+    global _warned_unreached
+    if _warned_unreached or not ep.state.has_faults or ep.state.calls:
+        return
+    _warned_unreached = True
+    _log.warning("agentchaos: episode %r ended with a fault plan but no LLM call reached the injector; "
+                 "is its HTTP client httpx or httpx2 (see docs/coexistence.md)?", ep.task_id)
 
 
 def episode(task_id: str, plan: Plan | str | Path | None = None, seed: int | None = None,

@@ -21,7 +21,7 @@ from opentelemetry import trace
 from opentelemetry.instrumentation.instrumentor import BaseInstrumentor
 
 from agentchaos_otel import redact
-from agentchaos_otel.inject import install
+from agentchaos_otel.inject import install, threads
 from agentchaos_otel.plans import binding
 from agentchaos_otel.plans.binding import EpisodeState
 from agentchaos_otel.plans.plan import NO_FAULTS, Plan, PlanError, resolve_plan
@@ -72,7 +72,11 @@ def _plan_from_env(seed: Any) -> tuple[Plan, int, str | None]:
 
 
 class AgentChaosInstrumentor(BaseInstrumentor):  # type: ignore[misc]
-    """Installs the fault-injecting transport under every httpx/httpx2 client of the process."""
+    """Installs the fault-injecting transport under every httpx/httpx2 client of the process.
+
+    ``instrument(threads=True)`` also carries episodes into worker threads (``inject.threads``);
+    without it that is left to OTel's threading instrumentation.
+    """
 
     def instrumentation_dependencies(self) -> Collection[str]:
         """The HTTP client libraries this process has, or httpx when it has neither.
@@ -99,7 +103,10 @@ class AgentChaosInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         binding.set_process_default(EpisodeState(task_id=kwargs.get("task_id", os.environ.get(ENV_TASK)),
                                                  plan=plan, seed=seed))
         install.install(tracer_provider=kwargs.get("tracer_provider"))
+        if kwargs.get("threads"):
+            threads.install()
 
     def _uninstrument(self, **kwargs: Any) -> None:
         install.uninstall()
+        threads.uninstall()
         binding.set_process_default(None)

@@ -73,7 +73,7 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
               predictor: str | os.PathLike[str] | None = None,
               on_alarm: Callable[[Any], None] | None = None, diagnose_live: bool = False,
               metrics: bool = True, prometheus_port: int | None = None,
-              prometheus_host: str | None = None) -> Handle:
+              prometheus_host: str | None = None, threads: bool = True) -> Handle:
     """Set up tracing for a process that has none, or add to the provider it already has.
 
     A tracer provider set by the user (or by ``opentelemetry-instrument``) is never replaced: our
@@ -88,6 +88,10 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
     counters go to the process's meter provider, or to one created here when the OTLP metrics
     variables or ``prometheus_port`` / ``AGENTCHAOS_PROMETHEUS_PORT`` ask for it (the Prometheus
     endpoint binds ``prometheus_host``, default 127.0.0.1).
+
+    ``threads=True`` carries each episode (the OTel context) into ``ThreadPoolExecutor`` and
+    ``threading.Thread`` work started inside it, until ``Handle.shutdown``; ``threads=False``
+    leaves that to OTel's threading instrumentation (or to no one).
     """
     from agentchaos_otel.store.exporter import DuckDBSpanExporter, batch_processor_sizes
 
@@ -137,6 +141,6 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         instrumentor = AgentChaosInstrumentor()
         if instrumentor.is_instrumented_by_opentelemetry:
             instrumentor.uninstrument()
-        instrumentor.instrument(tracer_provider=provider, plan=plan, seed=seed)
+        instrumentor.instrument(tracer_provider=provider, plan=plan, seed=seed, threads=threads)
         handle.instrumentor = instrumentor
     return handle

@@ -1,22 +1,20 @@
 """Putting the response guard under clients: one SDK or httpx client, or every client of the process.
 
-The guard must be the outermost transport so it sees what the fault injector did; both entry
-points wrap the transport the client has at that moment, so install the injector first
-(``agentchaos_otel.configure`` or ``inject.install.install``) and the guard second.
+The guard must be the outermost transport so it sees what the fault injector did.
+``guard_client`` wraps the transport one client has at that moment, so instrument that client
+first; ``install`` puts the guard on the shared client hook, outside the injector whatever the
+order of installation.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
-
-import wrapt
 
 from agentchaos_otel.guards.policy import GuardPolicy
 from agentchaos_otel.guards.transport import AsyncGuardTransport, GuardTransport
+from agentchaos_otel.inject import hook
 
-HTTP_MODULES = ("httpx", "httpx2")
-_installed: list[tuple[Any, str]] = []
+_TYPES = (GuardTransport, AsyncGuardTransport)
 
 
 def _http_client(client: Any) -> Any:
@@ -26,7 +24,7 @@ def _http_client(client: Any) -> Any:
 
 
 def _wrap(transport: Any, is_async: bool, policy: GuardPolicy) -> Any:
-    if transport is None or isinstance(transport, GuardTransport | AsyncGuardTransport):
+    if transport is None or isinstance(transport, _TYPES):
         return transport
     return AsyncGuardTransport(transport, policy=policy) if is_async else GuardTransport(transport, policy=policy)
 
@@ -38,7 +36,7 @@ def guard_client(client: Any, policy: GuardPolicy | str | None = None) -> Any:
     """
     pol = GuardPolicy.of(policy)
     http = _http_client(client)
-    is_async = hasattr(http, "aclose") and not hasattr(http, "close")
+    is_async = hook.is_async_client(http)
     http._transport = _wrap(http._transport, is_async, pol)
     http._mounts = {pattern: _wrap(t, is_async, pol) for pattern, t in http._mounts.items()}
     return client
@@ -48,7 +46,7 @@ def unguard_client(client: Any) -> Any:
     http = _http_client(client)
 
     def unwrap(t: Any) -> Any:
-        return t.wrapped if isinstance(t, GuardTransport | AsyncGuardTransport) else t
+        return t.wrapped if isinstance(t, _TYPES) else t
 
     http._transport = unwrap(http._transport)
     http._mounts = {pattern: unwrap(t) for pattern, t in http._mounts.items()}
@@ -56,38 +54,21 @@ def unguard_client(client: Any) -> Any:
 
 
 def install(policy: GuardPolicy | str | None = None) -> None:
-    """Guard every httpx/httpx2 client built from now on (the SDKs build theirs this way). Idempotent."""
-    if _installed:
+    """Guard every httpx/httpx2 client of the process (those already built too). Idempotent.
+
+    The guard is a layer of the shared client hook (``inject.hook``), always outside the
+    injector's, whichever was installed first.
+    """
+    if hook.active(hook.GUARD):
         return
     pol = GuardPolicy.of(policy)
-
-    def after_init(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> None:
-        wrapped(*args, **kwargs)
-        try:
-            guard_client(instance, pol)
-        except Exception:  # fail open: an unknown client shape must still work
-            pass
-
-    for name in HTTP_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        for cls_name in ("Client", "AsyncClient"):
-            cls = getattr(module, cls_name)
-            wrapt.wrap_function_wrapper(cls, "__init__", after_init)
-            _installed.append((cls, "__init__"))
+    hook.add(hook.Layer(hook.GUARD, 10, lambda t, is_async: _wrap(t, is_async, pol), _TYPES))
 
 
 def uninstall() -> None:
-    """Undo ``install``; call it before uninstalling the injector (wrappers unwind outermost first)."""
-    while _installed:
-        cls, attr = _installed.pop()
-        current = vars(cls).get(attr)
-        original = getattr(current, "__wrapped__", None)
-        if original is not None:
-            setattr(cls, attr, original)
+    """Undo ``install``; the injector's layer, if any, stays."""
+    hook.remove(hook.GUARD)
 
 
 def installed() -> bool:
-    return bool(_installed)
+    return hook.active(hook.GUARD)

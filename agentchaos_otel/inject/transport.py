@@ -18,6 +18,7 @@ from typing import Any
 from opentelemetry import trace
 
 from agentchaos_otel.faults.stream import Stall
+from agentchaos_otel.inject import hook
 from agentchaos_otel.inject.call import BUFFERED, MAX_INSPECT_BYTES, LLMCall
 
 TRACER_NAME = "agentchaos_otel"
@@ -142,6 +143,13 @@ class ChaosTransport:
         self._tracer = _tracer(tracer_provider)
 
     def handle_request(self, request: Any) -> Any:
+        token = hook.enter(request)
+        try:
+            return self._handle(request)
+        finally:
+            hook.leave(token)
+
+    def _handle(self, request: Any) -> Any:
         call = LLMCall.start(request, self._tracer)
         if call is None:
             return self.wrapped.handle_request(request)
@@ -210,6 +218,13 @@ class AsyncChaosTransport:
         self._tracer = _tracer(tracer_provider)
 
     async def handle_async_request(self, request: Any) -> Any:
+        token = hook.enter(request)
+        try:
+            return await self._handle(request)
+        finally:
+            hook.leave(token)
+
+    async def _handle(self, request: Any) -> Any:
         call = LLMCall.start(request, self._tracer)
         if call is None:
             return await self.wrapped.handle_async_request(request)

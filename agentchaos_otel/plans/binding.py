@@ -1,11 +1,18 @@
-"""Per-task binding of plans, seeds, counters and step numbers through ``contextvars``.
+"""Per-task binding of plans, seeds, counters and step numbers through the OTel context.
 
 One process can run many agent tasks at once (asyncio tasks, threads); each needs its own plan,
-random stream, call counter and step numbering. A ``ContextVar`` gives exactly that isolation:
-asyncio tasks copy the context when created, new threads start from an empty one, so an episode
-opened in one task is invisible to every other task. Work an episode hands to a worker thread
-is the exception that belongs to it: ``threads`` carries the binding over while the injector is
-installed.
+random stream, call counter and step numbering. The episode's state is a value of the OTel
+context (itself a ``ContextVar``), which gives exactly that isolation: asyncio tasks copy the
+context when created, new threads start from an empty one, so an episode opened in one task is
+invisible to every other task. Keeping it in the OTel context rather than a private variable is
+what lets it compose: whatever carries the OTel context carries the episode with it (OTel's
+threading instrumentation into worker threads, a framework that captures the context where it
+schedules work and attaches it where it runs it). ``inject.threads`` does the same for
+``configure()`` users without that instrumentation.
+
+An episode also registers its state under its trace id (``bind_trace``), so a call made in the
+episode's trace from a context that lost the value (a framework that restores a context it
+captured itself) still finds its episode.
 
 Without ``episode()`` (zero-code), the process-wide plan is bound per root trace instead: the
 episode processor registers a fresh state for each root span of the application
@@ -17,10 +24,10 @@ from __future__ import annotations
 
 import random
 import threading
-from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 
 from agentchaos_otel.faults.catalog import LOOP_GUARD_CALLS
@@ -179,19 +186,19 @@ class EpisodeState:
             self.fault_log.append(record)
 
 
-_current: ContextVar[EpisodeState | None] = ContextVar("agentchaos_episode", default=None)
+_EPISODE_KEY = otel_context.create_key("agentchaos-episode")
 _process_default: EpisodeState | None = None
 _by_trace: dict[int, EpisodeState] = {}
 
 
 def current_episode() -> EpisodeState | None:
-    """The episode bound to this task/thread, if any."""
-    return _current.get()
+    """The episode bound to this task/thread (its OTel context), if any."""
+    return otel_context.get_value(_EPISODE_KEY)  # type: ignore[return-value]
 
 
 def active_state() -> EpisodeState | None:
-    """The episode of this task, else of the current root trace, else the process-wide plan."""
-    state = _current.get()
+    """The episode of this task, else of the current trace, else the process-wide plan."""
+    state = otel_context.get_value(_EPISODE_KEY)
     if state is None and _by_trace:
         ctx = trace.get_current_span().get_span_context()
         state = _by_trace.get(ctx.trace_id) if ctx.is_valid else None
@@ -214,13 +221,18 @@ def unbind_trace(trace_id: int) -> None:
     _by_trace.pop(trace_id, None)
 
 
-def bind(state: EpisodeState | None) -> Token[EpisodeState | None]:
+def in_context(state: EpisodeState | None, context: otel_context.Context | None = None) -> otel_context.Context:
+    """``context`` (default: the current one) with ``state`` as its episode."""
+    return otel_context.set_value(_EPISODE_KEY, state, context)
+
+
+def bind(state: EpisodeState | None) -> object:
     """Bind ``state`` (None: explicitly no episode, e.g. for a pooled worker thread's next task)."""
-    return _current.set(state)
+    return otel_context.attach(in_context(state))
 
 
-def unbind(token: Token[EpisodeState | None]) -> None:
-    _current.reset(token)
+def unbind(token: object) -> None:
+    otel_context.detach(token)  # type: ignore[arg-type]
 
 
 def set_process_default(state: EpisodeState | None) -> None:

@@ -175,6 +175,7 @@ def test_streams_are_annotated_at_their_end_and_never_raised(memory_tracing) -> 
 def test_process_wide_install_puts_the_guard_outside_the_injector(memory_tracing) -> None:
     from agentchaos_otel import guards
     from agentchaos_otel.guards.transport import GuardTransport
+    from agentchaos_otel.inject import hook
     from agentchaos_otel.inject import install as chaos
     from agentchaos_otel.inject.transport import ChaosTransport
 
@@ -184,7 +185,7 @@ def test_process_wide_install_puts_the_guard_outside_the_injector(memory_tracing
     try:
         with replay_server([completion(None)]) as server:
             client = openai.OpenAI(base_url=server.base_url, api_key="sk-test")
-            transport = client._client._transport
+            transport = client._client._transport.chain()
             assert isinstance(transport, GuardTransport) and isinstance(transport.wrapped, ChaosTransport)
             with pytest.raises(EmptyAnswer):
                 client.chat.completions.create(model="m", messages=MESSAGES)
@@ -195,6 +196,7 @@ def test_process_wide_install_puts_the_guard_outside_the_injector(memory_tracing
     assert _chat_spans(exporter)[0].attributes[A.GUARD_ACTION] == "raise"
     fresh = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="sk-test")
     assert not isinstance(fresh._client._transport, GuardTransport)
+    assert not hook.patched(), "the shared hook is unwrapped with its last layer"
 
 
 def test_anthropic_sdk_surfaces_the_same_typed_exception(memory_tracing) -> None:

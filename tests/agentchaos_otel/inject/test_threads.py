@@ -2,8 +2,9 @@
 
 Agents fan tool calls and sub-queries out to ``ThreadPoolExecutor`` workers (and plain threads);
 a new thread starts with an empty context, so without propagation those calls run with no plan,
-no task id and no parent span. The instrumentor (and so ``configure()``) turns propagation on,
-``uninstrument`` turns it off.
+no task id and no parent span. ``configure()`` turns propagation on (``threads=True``, its
+default), as does ``instrument(threads=True)``; the instrumentor alone leaves it to OTel's
+threading instrumentation, and ``uninstrument`` / ``Handle.shutdown`` turn it off.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import Any
 
 import openai
 import pytest
+from opentelemetry import context as otel_context
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.episode_scope import episode
+from agentchaos_otel.inject import threads
 from agentchaos_otel.instrumentor import AgentChaosInstrumentor
 from agentchaos_otel.plans import binding
 from agentchaos_otel.setup import configure
@@ -29,7 +32,7 @@ pytestmark = pytest.mark.reliability
 def instrumented(memory_tracing: Any) -> Iterator[tuple[Any, Any]]:
     provider, exporter = memory_tracing
     instrumentor = AgentChaosInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
+    instrumentor.instrument(tracer_provider=provider, threads=True)
     try:
         yield provider, exporter
     finally:
@@ -119,10 +122,44 @@ def test_configure_turns_propagation_on_and_shutdown_off(memory_tracing: Any) ->
         assert pool.submit(binding.current_episode).result() is None
 
 
-def test_uninstrument_stops_propagation(memory_tracing: Any) -> None:
+def test_configure_threads_false_leaves_threads_alone(memory_tracing: Any) -> None:
+    provider, _ = memory_tracing
+    handle = configure(db=None, tracer_provider=provider, threads=False)
+    try:
+        assert not threads.installed()
+        with episode("unthreaded", tracer_provider=provider), ThreadPoolExecutor(max_workers=1) as pool:
+            assert pool.submit(binding.current_episode).result() is None
+    finally:
+        handle.shutdown()
+
+
+def test_the_episode_rides_in_the_otel_context(memory_tracing: Any) -> None:
+    """Whatever carries the OTel context into a thread carries the episode: what OTel's threading
+    instrumentation does, done here by hand with the OTel context API alone."""
+    provider, _ = memory_tracing
+    with episode("carried", tracer_provider=provider):
+        ctx = otel_context.get_current()
+    seen: list[Any] = []
+
+    def worker() -> None:
+        token = otel_context.attach(ctx)
+        try:
+            seen.append(binding.current_episode())
+        finally:
+            otel_context.detach(token)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert seen[0] is not None and seen[0].task_id == "carried"
+
+
+@pytest.mark.parametrize("threads_on", [False, True])
+def test_uninstrument_stops_propagation(memory_tracing: Any, threads_on: bool) -> None:
     provider, _ = memory_tracing
     instrumentor = AgentChaosInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
+    instrumentor.instrument(tracer_provider=provider, threads=threads_on)
+    assert threads.installed() is threads_on
     instrumentor.uninstrument()
     with episode("after", tracer_provider=provider), ThreadPoolExecutor(max_workers=1) as pool:
         assert pool.submit(binding.current_episode).result() is None
