@@ -2,7 +2,11 @@
 
 Uses matplotlib's Agg backend through an explicit Figure, so plotting works headless and never
 touches pyplot's global state (safe inside servers and tests). A simulated corpus says so in the
-title, because these figures are easy to mistake for results about a real model.
+title, because these figures are easy to mistake for results about a real model. Published figures
+are drawn on the same axes as the measured ones when they are in the same unit (the published
+detection at 5% false alarms is a point on the ROC plane); the published median lead counts BFCL
+turns, not our LLM and tool spans, so it is stated in words beside the histogram rather than drawn
+on its axis.
 """
 
 from __future__ import annotations
@@ -36,6 +40,11 @@ def plot_roc(cmp: Comparison, path: str | Path) -> Path:
         pub = published.PREDICTOR[name].auroc
         ax.step(fpr, tpr, where="post", color=COLORS.get(name),
                 label=f"{name}: AUROC {auc:.3f} (published {pub:.3f})")
+        pub_detection = published.PREDICTOR[name].detection
+        if pub_detection is not None:
+            ax.plot([published.FALSE_ALARM_RATE], [pub_detection], "s", color=COLORS.get(name),
+                    markerfacecolor="white", label=f"{name}, published: detection {pub_detection:.2f} at "
+                                                   f"{published.FALSE_ALARM_RATE:.0%} false alarms")
     ax.axvline(cmp.false_alarm_target, color="0.5", linestyle="--", linewidth=0.8,
                label=f"{cmp.false_alarm_target:.0%} false alarms")
     ax.set_xlabel("false alarm rate (successful episodes)")
@@ -65,6 +74,10 @@ def plot_lead_histogram(cmp: Comparison, path: str | Path) -> Path:
                 transform=ax.transAxes)
     ax.set_xlabel("steps from first alarm to episode end (LLM and tool spans)")
     ax.set_ylabel("detected failed episodes")
+    lead = published.PREDICTOR["external"].median_lead
+    if lead is not None:
+        fig.text(0.01, -0.02, f"published (external features): median lead {lead:g} BFCL turns, a different "
+                              "unit from the steps above", fontsize=7, color="0.35", va="top")
     ax.set_title(_title(cmp, "Lead time at the validation threshold"), fontsize=10)
     path = Path(path)
     fig.savefig(path, dpi=120, bbox_inches="tight")

@@ -19,7 +19,7 @@ body { font-family: sans-serif; margin: 2em; max-width: 1100px; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
-caption { font-weight: bold; text-align: left; padding: 0.3em 0; }
+caption, .caption { font-weight: bold; text-align: left; padding: 0.3em 0; }
 .sim { background: #b00020; color: white; padding: 0.5em 1em; font-weight: bold; }
 .note { color: #8a5a00; }
 img { max-width: 100%; border: 1px solid #eee; }
@@ -40,6 +40,17 @@ _DEFINITIONS = (
     "per-type measures.",
 )
 
+# Why a figure is missing, in words (a figure is left out when its measure has no value).
+_FIGURE_EMPTY = {
+    "success_by_condition": "No episode has a recorded outcome, so there is no success rate to draw.",
+    "paired_differences": "No paired difference: it needs the clean condition and a faulted condition run on "
+                          "the same tasks and seeds, with outcomes.",
+    "contributions": "No per-type contribution: no fault of a known type changed what an agent saw in "
+                     "episodes with an outcome.",
+    "retry_abandonment": "No retry or abandonment rate: no faulted tool step and no single-fault episode to "
+                         "measure.",
+}
+
 _FIGURE_CAPTIONS = {
     "success_by_condition": "Success by condition with 95% bootstrap intervals",
     "paired_differences": "Paired difference (faulted − clean, same task and seed)",
@@ -48,7 +59,10 @@ _FIGURE_CAPTIONS = {
 }
 
 
-def _table(caption: str, header: list[str], rows: list[list[str]]) -> str:
+def _table(caption: str, header: list[str], rows: list[list[str]], *, empty: str = "No rows.") -> str:
+    """A captioned table, or its caption and ``empty`` in words when there are no rows."""
+    if not rows:
+        return f"<p class='caption'>{escape(caption)}</p><p class='note'>{escape(empty)}</p>"
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table><caption>{escape(caption)}</caption><tr>{head}</tr>{body}</table>"
@@ -97,7 +111,7 @@ def _tables(m: StudyMeasures) -> list[str]:
             for c, b in m.bursts.items()]
     out.append(_table(R.title("Burst structure", m),
                       ["condition", "runs", "mean run length", "longest", "per-step rate",
-                       "published mean"], rows))
+                       "published mean"], rows, empty="No condition faulted consecutive steps."))
     if m.turn_abandonment:
         out.append(_table(R.title("Abandonment at turn level (next reply is text, no tool call)", m),
                           ["fault type", "abandonment (turn)"],
@@ -114,10 +128,11 @@ def _tables(m: StudyMeasures) -> list[str]:
                           ["arm", "retry within 3 moves", "episodes with a double application"],
                           [["unguarded", R.rate(g.unguarded.retry), R.rate(g.unguarded.double_applied)],
                            ["guarded", R.rate(g.guarded.retry), R.rate(g.guarded.double_applied)]]))
-    out.append(_table("Step units", ["measure", "unit"], [[k, v] for k, v in m.units.items()]))
+    out.append(_table("Step units", ["measure", "unit"], [[k, v] for k, v in m.units.items()],
+                      empty="No step units recorded."))
     rows = [[str(c.task_id), c.condition, str(c.seed), c.error[:300]] for c in m.crashes[:50]]
     out.append(_table(R.title(f"Crashes: {len(m.crashes)} (published study: 0)", m),
-                      ["task", "condition", "seed", "error"], rows))
+                      ["task", "condition", "seed", "error"], rows, empty="No episode crashed."))
     return out
 
 
@@ -144,7 +159,7 @@ def write_html(m: StudyMeasures, out_dir: str | Path) -> Path:
         for name, path in figures.items():
             caption = R.title(_FIGURE_CAPTIONS[name], m)
             if path is None:
-                parts.append(f"<h2>{escape(caption)}</h2><p class='note'>not enough data for this figure</p>")
+                parts.append(f"<h2>{escape(caption)}</h2><p class='note'>{escape(_FIGURE_EMPTY[name])}</p>")
             else:
                 parts.append(f"<h2>{escape(caption)}</h2>"
                              f"<img src='{escape(path.name)}' alt='{escape(caption)}'>")

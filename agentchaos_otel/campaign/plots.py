@@ -1,4 +1,14 @@
-"""PNG figures of the report, each measured panel placed next to the published study's panel.
+"""PNG figures of the report: each measured figure and the published study's on one axis.
+
+A measured value and the published one it is compared with are drawn in the same axes (grouped
+bars, or two markers per row of a forest plot), so they share the scale and the row order by
+construction: a reader never compares a 0-80 axis with a 0-25 one. Rows are the measured ones in
+the report's order, then the study's rows the campaign did not measure; a row without a measured
+(or published) value simply has no mark of that colour. Sample sizes sit in the row labels, not
+on the bars, so they cannot collide with error bars.
+
+Every string that comes from the traces (condition names, fault types) is escaped before it
+reaches matplotlib: a ``$`` in a condition name is a dollar sign, never mathtext.
 
 Figures are built on ``matplotlib.figure.Figure`` with the Agg canvas directly rather than through
 ``pyplot``: no global figure state, no GUI backend, and safe to call from a worker thread.
@@ -6,7 +16,7 @@ Figures are built on ``matplotlib.figure.Figure`` with the Agg canvas directly r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from matplotlib.axes import Axes
@@ -20,20 +30,24 @@ from agentchaos_otel.stats import Estimate, Rate
 
 MEASURED_COLOR = "#3b6ea8"
 PUBLISHED_COLOR = "#9a9a9a"
+PUBLISHED_LABEL = "published: tool-response study (BFCL, 3,200 episodes)"
+
+# (value, low, high) in percent or points; None where there is nothing to draw.
+Point = tuple[float, float | None, float | None]
 
 
-def _measured_title(text: str, m: StudyMeasures) -> str:
-    return f"{text}\nSIMULATED (simulated model)" if m.simulated else f"{text}\nmeasured"
+def plain(text: object) -> str:
+    """Text from data as matplotlib draws it literally (``$`` would start mathtext)."""
+    return str(text).replace("$", r"\$")
 
 
-def _published_title(text: str) -> str:
-    return f"{text}\npublished: tool-response study (BFCL, 3,200 episodes)"
+def _measured_label(m: StudyMeasures) -> str:
+    return "measured: SIMULATED model" if m.simulated else "measured"
 
 
 def _finish(fig: Figure, suptitle: str, m: StudyMeasures) -> Figure:
     fig.suptitle(f"SIMULATED — {suptitle}" if m.simulated else suptitle, fontsize=11)
     FigureCanvasAgg(fig)
-    fig.tight_layout()
     return fig
 
 
@@ -43,149 +57,161 @@ def save(fig: Figure, path: Path) -> Path:
     return path
 
 
-def _flagged(label: str, n: int) -> str:
-    """Axis label with the small-n flag, so a thin group is visible in the figure too."""
-    return f"{label} (n={n}, small)" if stats.is_small(n) else label
+def rows(measured: Iterable[str], published: Iterable[str], *, last: str | None = None) -> list[str]:
+    """One row order for both sources: measured rows as given, then published-only rows, ``last`` at the end."""
+    out = list(dict.fromkeys(k for k in [*measured, *published] if k != last))
+    return out + ([last] if last is not None and (last in measured or last in published) else [])
 
 
-def _err(values: Sequence[Estimate]) -> list[list[float]]:
-    lows, highs = [], []
-    for e in values:
-        v = e.value or 0.0
-        lows.append(100 * (v - e.low) if e.low is not None else 0.0)
-        highs.append(100 * (e.high - v) if e.high is not None else 0.0)
-    return [lows, highs]
+def _row_label(key: str, n: int | None) -> str:
+    if n is None:
+        return f"{plain(key)}\n(published only)"
+    return f"{plain(key)}\nn={n}" + (", small" if stats.is_small(n) else "")
 
 
-def _bars(ax: Axes, labels: list[str], values: list[float], *, color: str,
-          err: list[list[float]] | None = None, ylabel: str = "") -> None:
-    xs = list(range(len(labels)))
-    ax.bar(xs, values, color=color, yerr=err, capsize=4 if err else 0)
-    ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize=8)
+def _estimate(e: Estimate | None, scale: float = 100.0) -> Point | None:
+    if e is None or e.value is None:
+        return None
+    return (scale * e.value, None if e.low is None else scale * e.low, None if e.high is None else scale * e.high)
+
+
+def _rate(r: Rate | None) -> Point | None:
+    if r is None or not r.total or r.value is None:
+        return None
+    lo, hi = r.interval
+    return (100 * r.value, None if lo is None else 100 * lo, None if hi is None else 100 * hi)
+
+
+def _published(v: P.PublishedValue | None) -> Point | None:
+    return None if v is None else (v.value, v.low, v.high)
+
+
+def _yerr(points: Sequence[Point]) -> list[list[float]]:
+    return [[p[0] - p[1] if p[1] is not None else 0.0 for p in points],
+            [p[2] - p[0] if p[2] is not None else 0.0 for p in points]]
+
+
+def _grouped_bars(ax: Axes, keys: list[str], measured: Mapping[str, Point], published: Mapping[str, Point],
+                  ns: Mapping[str, int], m: StudyMeasures, ylabel: str) -> None:
+    width = 0.4
+    for offset, source, color, label in ((-width / 2, measured, MEASURED_COLOR, _measured_label(m)),
+                                         (width / 2, published, PUBLISHED_COLOR, PUBLISHED_LABEL)):
+        xs = [i + offset for i, k in enumerate(keys) if k in source]
+        points = [source[k] for k in keys if k in source]
+        if points:
+            ax.bar(xs, [p[0] for p in points], width=width, color=color, label=label,
+                   yerr=_yerr(points) if any(p[1] is not None for p in points) else None, capsize=3)
+    labels = [_row_label(k, ns.get(k) if k in measured else None) for k in keys]
+    rotation = 0 if len(keys) <= 6 else 90
+    ax.set_xticks(range(len(keys)), labels, rotation=rotation, fontsize=7,
+                  ha="center" if rotation == 0 else "right", rotation_mode="anchor" if rotation else "default")
+    ax.set_xlim(-0.6, len(keys) - 0.4)
     ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 
 
-def _forest(ax: Axes, labels: list[str], values: list[float], lows: list[float | None],
-            highs: list[float | None], *, color: str, xlabel: str) -> None:
-    ys = list(range(len(labels)))[::-1]
-    for y, v, lo, hi in zip(ys, values, lows, highs, strict=True):
-        if lo is not None and hi is not None:
-            ax.plot([lo, hi], [y, y], color=color, lw=2)
-        ax.plot([v], [y], "o", color=color)
+def _forest(ax: Axes, keys: list[str], measured: Mapping[str, Point], published: Mapping[str, Point],
+            ns: Mapping[str, int], m: StudyMeasures, xlabel: str) -> None:
+    ys = {k: float(len(keys) - 1 - i) for i, k in enumerate(keys)}  # first row on top
+    for offset, source, color, marker, label in ((0.15, measured, MEASURED_COLOR, "o", _measured_label(m)),
+                                                 (-0.15, published, PUBLISHED_COLOR, "s", PUBLISHED_LABEL)):
+        first = True
+        for k in keys:
+            if k not in source:
+                continue
+            v, lo, hi = source[k]
+            y = ys[k] + offset
+            if lo is not None and hi is not None:
+                ax.plot([lo, hi], [y, y], color=color, lw=2)
+            ax.plot([v], [y], marker, color=color, label=label if first else None)
+            first = False
     ax.axvline(0, color="black", lw=0.8, ls="--")
-    ax.set_yticks(ys, labels, fontsize=8)
+    ax.set_yticks([ys[k] for k in keys], [_row_label(k, ns.get(k) if k in measured else None) for k in keys],
+                  fontsize=7)
+    ax.set_ylim(-0.7, len(keys) - 0.3)
     ax.set_xlabel(xlabel)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+
+
+def _bar_figure(n_rows: int, panels: int = 1) -> tuple[Figure, list[Axes]]:
+    width = max(9.0, 3.5 + 0.45 * n_rows)
+    height = (3.2 + (1.4 if n_rows > 6 else 0.0)) * panels + 0.6
+    fig = Figure(figsize=(width, height), layout="constrained")
+    return fig, list(fig.subplots(panels, 1, squeeze=False)[:, 0])
+
+
+def _forest_figure(n_rows: int) -> tuple[Figure, Axes]:
+    fig = Figure(figsize=(10, max(3.2, 1.4 + 0.5 * n_rows)), layout="constrained")
+    return fig, fig.subplots()
 
 
 def success_by_condition(m: StudyMeasures) -> Figure | None:
-    conds = [c for c, s in m.conditions.items() if s.success.value is not None]
-    if not conds:
+    measured = {c: p for c, s in m.conditions.items() if (p := _estimate(s.success)) is not None}
+    if not measured:
         return None
-    # A catalog campaign has 66 conditions: the measured panel widens with them.
-    fig = Figure(figsize=(max(10.0, 6.0 + 0.3 * len(conds)), 4 + (1.5 if len(conds) > 8 else 0)))
-    ratios = [max(1.0, len(conds) / 4), max(1.0, len(conds) / 16)]
-    ax1, ax2 = fig.subplots(1, 2, sharey=True, width_ratios=ratios)
-    est = [m.conditions[c].success for c in conds]
-    _bars(ax1, [_flagged(c, e.n) for c, e in zip(conds, est, strict=True)], [100 * (e.value or 0) for e in est],
-          color=MEASURED_COLOR, err=_err(est),
-          ylabel="success (%)")
-    ax1.set_title(_measured_title("success by condition, 95% bootstrap CI", m), fontsize=9)
-    pubs = list(P.SUCCESS_BY_CONDITION)
-    _bars(ax2, pubs, [P.SUCCESS_BY_CONDITION[c].value for c in pubs], color=PUBLISHED_COLOR)
-    ax2.set_title(_published_title("success by condition"), fontsize=9)
+    published = {c: p for c, v in P.SUCCESS_BY_CONDITION.items() if (p := _published(v)) is not None}
+    keys = rows(measured, published)
+    fig, (ax,) = _bar_figure(len(keys))
+    _grouped_bars(ax, keys, measured, published, {c: s.success.n for c, s in m.conditions.items()}, m,
+                  "success (%)")
+    ax.set_title("Success by condition; measured with 95% bootstrap CI", fontsize=9)
     return _finish(fig, "Success by condition", m)
 
 
 def paired_differences(m: StudyMeasures) -> Figure | None:
-    conds = [c for c, d in m.paired.items() if d.difference.value is not None]
-    if not conds:
+    measured = {c: p for c, d in m.paired.items() if (p := _estimate(d.difference)) is not None}
+    if not measured:
         return None
-    fig = Figure(figsize=(10, max(3.5, 1.5 + 0.28 * len(conds))))
-    ax1, ax2 = fig.subplots(1, 2, sharex=True)
-    ds = [m.paired[c].difference for c in conds]
-    _forest(ax1, [_flagged(c, d.n) for c, d in zip(conds, ds, strict=True)], [100 * (d.value or 0) for d in ds],
-            [None if d.low is None else 100 * d.low for d in ds],
-            [None if d.high is None else 100 * d.high for d in ds],
-            color=MEASURED_COLOR, xlabel="faulted − clean (points)")
-    ax1.set_title(_measured_title("paired difference, same task and seed", m), fontsize=9)
-    pubs = list(P.PAIRED_DIFFERENCE)
-    _forest(ax2, pubs, [P.PAIRED_DIFFERENCE[c].value for c in pubs],
-            [P.PAIRED_DIFFERENCE[c].low for c in pubs],
-            [P.PAIRED_DIFFERENCE[c].high for c in pubs], color=PUBLISHED_COLOR, xlabel="points")
-    ax2.set_title(_published_title("paired difference"), fontsize=9)
+    published = {c: p for c, v in P.PAIRED_DIFFERENCE.items() if (p := _published(v)) is not None}
+    keys = rows(measured, published)
+    fig, ax = _forest_figure(len(keys))
+    _forest(ax, keys, measured, published, {c: d.difference.n for c, d in m.paired.items()}, m,
+            "faulted − clean, same task and seed (points)")
+    ax.set_title("Paired difference; measured with 95% bootstrap CI", fontsize=9)
     return _finish(fig, "Paired success difference", m)
 
 
 def contributions(m: StudyMeasures) -> Figure | None:
-    c = m.contributions
-    if not c.effects:
+    effects = m.contributions.effects
+    measured = {t: p for t, e in effects.items() if (p := _estimate(e)) is not None}
+    if not measured:
         return None
-    types = sorted(c.effects, key=lambda t: c.effects[t].value or 0.0)
-    fig = Figure(figsize=(10, max(3.0, 0.45 * max(len(types), 7) + 1.5)))
-    ax1, ax2 = fig.subplots(1, 2)
-    es = [c.effects[t] for t in types]
-    _forest(ax1, [_flagged(t, e.n) for t, e in zip(types, es, strict=True)], [100 * (e.value or 0) for e in es],
-            [None if e.low is None else 100 * e.low for e in es],
-            [None if e.high is None else 100 * e.high for e in es], color=MEASURED_COLOR,
-            xlabel="change in success per fault (points)")
-    ax1.set_title(_measured_title("per-type contribution, 95% bootstrap CI", m), fontsize=9)
-    pubs = sorted(P.TYPE_CONTRIBUTION, key=lambda t: P.TYPE_CONTRIBUTION[t].value)
-    _forest(ax2, pubs, [P.TYPE_CONTRIBUTION[t].value for t in pubs],
-            [P.TYPE_CONTRIBUTION[t].low for t in pubs],
-            [P.TYPE_CONTRIBUTION[t].high for t in pubs], color=PUBLISHED_COLOR, xlabel="points per fault")
-    ax2.set_title(_published_title("per-type contribution"), fontsize=9)
-    return _finish(fig, "Per-type contribution (logistic regression)", m)
-
-
-def _rate_values(rates: dict[str, Rate], reference: str, order: list[str]) -> tuple[list[str], list[float],
-                                                                                  list[int]]:
-    """Measured rates in the published figure's order (so the panels line up), reference last."""
-    keys = [k for k in order if k != reference and k in rates and rates[k].total]
-    keys += sorted(k for k in rates if k not in keys and k != reference and rates[k].total)
-    keys += [reference] if reference in rates and rates[reference].total else []
-    return keys, [100 * (rates[k].value or 0.0) for k in keys], [rates[k].total for k in keys]
-
-
-def _label_n(ax: Axes, totals: list[int]) -> None:
-    for x, n in enumerate(totals):
-        small = stats.is_small(n)
-        ax.annotate(f"n={n}" + (" small" if small else ""), (x, 0), xytext=(0, 2), textcoords="offset points",
-                    ha="center", fontsize=7, color="#b00000" if small else "black")
-
-
-def _wilson_err(rates: dict[str, Rate], keys: list[str]) -> list[list[float]]:
-    lows, highs = [], []
-    for k in keys:
-        r = rates[k]
-        lo, hi = r.interval
-        v = r.value or 0.0
-        lows.append(100 * (v - lo) if lo is not None else 0.0)
-        highs.append(100 * (hi - v) if hi is not None else 0.0)
-    return [lows, highs]
+    published = {t: p for t, v in P.TYPE_CONTRIBUTION.items() if (p := _published(v)) is not None}
+    keys = rows([t for t in P.TYPE_CONTRIBUTION if t in measured] + sorted(measured), published)
+    fig, ax = _forest_figure(len(keys))
+    _forest(ax, keys, measured, published, {t: e.n for t, e in effects.items()}, m,
+            "change in success per fault (points)")
+    ax.set_title("Per-type contribution (logistic regression at the mean); measured with 95% bootstrap CI",
+                 fontsize=9)
+    return _finish(fig, "Per-type contribution", m)
 
 
 def retry_and_abandonment(m: StudyMeasures) -> Figure | None:
     if not any(r.total for r in m.retry.values()) and not any(r.total for r in m.abandonment.values()):
         return None
-    fig = Figure(figsize=(10, 7))
-    (r1, r2), (a1, a2) = fig.subplots(2, 2)
-    keys, vals, totals = _rate_values(m.retry, "unfaulted", list(P.RETRY_RATE))
-    _bars(r1, keys, vals, color=MEASURED_COLOR, ylabel="retry within 3 moves (%)", err=_wilson_err(m.retry, keys))
-    _label_n(r1, totals)
-    r1.set_title(_measured_title("retry after a faulted step, 95% Wilson CI", m), fontsize=9)
-    _bars(r2, list(P.RETRY_RATE), [v.value for v in P.RETRY_RATE.values()], color=PUBLISHED_COLOR)
-    r2.set_title(_published_title("retry within 3 steps"), fontsize=9)
-    keys, vals, totals = _rate_values(m.abandonment, "clean", list(P.ABANDONMENT))
-    _bars(a1, keys, vals, color=MEASURED_COLOR, ylabel="ends with text, no tool call (%)",
-          err=_wilson_err(m.abandonment, keys))
-    _label_n(a1, totals)
-    a1.set_title(_measured_title("abandonment, single-fault episodes, 95% Wilson CI", m), fontsize=9)
-    _bars(a2, list(P.ABANDONMENT), [v.value for v in P.ABANDONMENT.values()], color=PUBLISHED_COLOR)
-    a2.set_title(_published_title("abandonment"), fontsize=9)
+    # One fault-type order for both panels: the study's, then types only measured; references last.
+    types = rows([t for t in P.RETRY_RATE if t != "unfaulted"],
+                 sorted({*m.retry, *m.abandonment} - {"unfaulted", "clean"}))
+    specs: list[tuple[str, dict[str, Rate], dict[str, P.PublishedValue], str, str]] = [
+        ("unfaulted", m.retry, P.RETRY_RATE, "retry within 3 moves (%)", "Retry after a faulted step"),
+        ("clean", m.abandonment, P.ABANDONMENT, "ends with text, no tool call (%)",
+         "Abandonment, single-fault episodes"),
+    ]
+    keys_by_panel = []
+    for reference, rates, pubs, _, _ in specs:
+        present = [t for t in types if (t in rates and rates[t].total) or t in pubs]
+        keys_by_panel.append(present + ([reference] if reference in rates or reference in pubs else []))
+    fig, axes = _bar_figure(max(len(k) for k in keys_by_panel), panels=2)
+    for ax, keys, (_, rates, pubs, ylabel, title) in zip(axes, keys_by_panel, specs, strict=True):
+        measured = {k: p for k in keys if (p := _rate(rates.get(k))) is not None}
+        published = {k: p for k in keys if (p := _published(pubs.get(k))) is not None}
+        _grouped_bars(ax, keys, measured, published, {k: r.total for k, r in rates.items()}, m, ylabel)
+        ax.set_title(f"{title}; measured with 95% Wilson CI", fontsize=9)
     return _finish(fig, "Retry and abandonment", m)
 
 
-FIGURES = {
+FIGURES: dict[str, Callable[[StudyMeasures], Figure | None]] = {
     "success_by_condition": success_by_condition,
     "paired_differences": paired_differences,
     "contributions": contributions,
