@@ -1,0 +1,747 @@
+"""Reading what a failed call or tool result means, from its structure and published codes.
+
+An error is recognised by its shape, wherever it sits in the result: an error member (``error``,
+``errors``, ``fault``, ``exception``), a status object (Kubernetes ``Status``, ``google.rpc.
+Status``, RFC 9457 problem details), an in-band flag (``ok: false``, ``isError``, ``timed_out``),
+an XML ``Fault``/``Error`` element, an HTML error page, a status line, a traceback, an exception
+line or repr, a log line at ``ERROR``. What it means is then read from the codes inside it (HTTP
+status, gRPC code, errno, SQLSTATE, exception class, vendor reason; ``table.py``), and from
+published error texts when no code says more. A text that is an error is never "invalid JSON".
+
+Runs in the agent's process on every result, so every walk is bounded (nodes, keys, characters,
+lines) and nothing here raises: a reader that cannot make sense of something says it is not an
+error it recognises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from agentchaos_otel.vocabulary.table import GENERIC, Hit, Table, best, load, norm, words
+
+MAX_NODES = 2_000  # JSON nodes visited per value
+MAX_KEYS = 64  # keys read per object
+MAX_ITEMS = 16  # list items read inside an error member
+MAX_TEXT = 4_000  # characters of one error text scanned for codes and phrases
+MAX_LINES = 3  # lines read at each end of a plain text
+MAX_WHOLE = 65_536  # characters of a text result considered at all
+LLM_HEAD = 24  # an error phrase must start this close to the start of a model's reply
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What a result or failure says about itself. ``meaning`` is a ``table.MEANINGS`` value
+    (``error`` when it failed without saying how), ``evidence`` the row it rests on, ``form`` the
+    shape it was recognised by. A partial result is not an error: ``is_error`` False, meaning
+    ``partial``."""
+
+    is_error: bool
+    meaning: str = ""
+    evidence: str = ""
+    form: str = ""
+
+    @property
+    def found(self) -> bool:
+        return self.is_error or bool(self.meaning)
+
+
+NOTHING = Reading(False)
+
+# Member names (normalised) whose truthy value is an error report.
+ERROR_KEYS = frozenset({"error", "errors", "err", "errormessage", "errmsg", "exception", "fault", "failure",
+                        "errorinfo", "errordetails", "errortype", "errorcode", "errordescription",
+                        "errorresult"})
+# Members of an error report that hold codes, names and statuses.
+CODE_KEYS = frozenset({"code", "type", "reason", "status", "error", "name", "kind", "errorcode",
+                       "errortype", "exception", "exctype", "class", "faultcode", "statuscode", "httpstatus",
+                       "httpcode", "grpcstatus", "grpccode", "sqlstate", "pgcode", "errno", "title", "cause",
+                       "subcode", "category", "responseflags", "domain", "errtype", "exceptiontype"})
+# Members of an error report that hold words.
+MESSAGE_KEYS = frozenset({"message", "msg", "detail", "details", "description", "title", "errormessage",
+                          "errordescription", "faultstring", "reason", "text", "cause", "hint", "error",
+                          "stack", "stacktrace", "trace", "info", "content", "output", "stderr"})
+STATUS_KEYS = frozenset({"status", "state", "result", "outcome", "level", "severity", "levelname"})
+HTTP_STATUS_KEYS = frozenset({"status", "statuscode", "httpstatus", "httpstatuscode", "httpcode",
+                              "responsecode", "code"})
+WRAPPER_KEYS = frozenset({"result", "response", "data", "body", "meta", "metadata", "payload", "output",
+                          "status", "error", "content"})
+MESSAGE_ONLY_KEYS = frozenset({"message", "detail", "msg", "documentationurl", "docurl", "moreinfo", "help",
+                               "requestid", "status", "code", "title", "type"})
+_META_KEYS = frozenset({"took", "status", "timedout", "timeout", "shards", "message", "code", "requestid",
+                        "partial", "ispartial", "incomplete", "truncated", "complete", "iscomplete",
+                        "ok", "success", "error", "errors", "warnings", "meta", "metadata"})
+_FAILED_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "emerg", "alert", "severe"})
+# Status words that only a call's own report uses (a record may be "failed" or "denied" itself).
+_CALL_LEVEL_WORDS = frozenset({"error", "fault", "throttled", "ratelimited", "timedout", "timeout"})
+
+
+# --- evidence --------------------------------------------------------------------------------------
+
+class _Evidence:
+    """Hits collected while reading one error, with the budget of the walk."""
+
+    __slots__ = ("hits", "nodes")
+
+    def __init__(self) -> None:
+        self.hits: list[Hit] = []
+        self.nodes = MAX_NODES
+
+    def add(self, hit: Hit | None) -> None:
+        if hit is not None:
+            self.hits.append(hit)
+
+    def reading(self, form: str, *, is_error: bool = True) -> Reading:
+        b = best(self.hits)
+        if b is None:
+            return Reading(is_error, GENERIC if is_error else "", "", form)
+        return Reading(is_error, b.meaning, b.evidence, form)
+
+
+def _code_hit(t: Table, value: str) -> Hit | None:
+    """A code or name standing alone (a ``code``/``type``/``reason`` value, a bracket tag): the
+    row it names, else what its parts say (``UpstreamRequestTimeout``, ``DB_CONN_REFUSED``)."""
+    value = value.strip()
+    if not value or len(value) > 120:
+        return None
+    if "/" in value and value.startswith(("http://", "https://", "about:")):  # RFC 9457 type URI
+        value = value.rstrip("/").rsplit("/", 1)[-1]
+    for cand in (value, re.split(r"::|[.#:/]", value)[-1]):
+        key = norm(cand)
+        hit = t.tokens.get(key) or t.exceptions.get(key) or t.soap.get(key)
+        if hit is not None:
+            return hit
+    if len(value) == 5 and value[:2].isalnum() and value.upper() in t.sqlstate:
+        return t.sqlstate[value.upper()]
+    return _parts_hit(t, value)
+
+
+_CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def _parts_hit(t: Table, name: str) -> Hit | None:
+    """The meaning of a name not on any list, from the words it is built of."""
+    parts = [p.lower() for p in _CAMEL_RE.findall(name)]
+    if not parts or len(parts) > 12:
+        return None
+    hits = []
+    for n in (3, 2, 1):
+        for i in range(len(parts) - n + 1):
+            hit = t.name_parts.get("".join(parts[i:i + n]))
+            if hit is not None:
+                hits.append(hit)
+    return best(hits)
+
+
+def _number_hit(t: Table, key: str, value: int, has_message: bool) -> Hit | None:
+    """A number in a code-like member: an HTTP status, a JSON-RPC code, a gRPC code (only in a
+    ``google.rpc.Status``-shaped object: small codes beside a message)."""
+    if 100 <= value <= 599:
+        return t.http.get(value) or (Hit(GENERIC, f"http:{value}") if value >= 400 else None)
+    if -32768 <= value <= -32000:
+        return t.jsonrpc.get(value) or Hit(GENERIC, f"jsonrpc:{value}")
+    if key in ("code", "grpcstatus", "grpccode") and 1 <= value <= 16 and has_message:
+        return t.grpc.get(value)
+    if key == "errno":
+        return t.errno_number.get(value)
+    return None
+
+
+# --- text --------------------------------------------------------------------------------------------
+
+# Codes inside error texts, with the system each marker names.
+_TEXT_CODES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("http", re.compile(r"\b(?:https?(?:/\d(?:\.\d)?)?|status(?:[ _-]?code)?|status[ _-]?=|error|code|returned|"
+                        r"response)[\s:=#(]*([1-5]\d\d)\b(?!\.\d)", re.I)),
+    ("errno", re.compile(r"\[errno (\d+)\]|\berrno[\s:=]+(\d+)|\(os error (\d+)\)", re.I)),
+    ("winsock", re.compile(r"\[winerror (\d+)\]", re.I)),
+    ("sqlstate", re.compile(r"\bsql\s?state[\s:=\[(]*([0-9A-Z]{5})\b", re.I)),
+    ("curl", re.compile(r"\bcurl: \((\d+)\)")),
+    ("mysql", re.compile(r"\bERROR (\d{4}) \(([0-9A-Z]{5})\)")),
+    ("oracle", re.compile(r"\b(ORA-\d{5})\b")),
+    ("grpc", re.compile(r"\bStatusCode\.([A-Z_]+)|\bcode\s*=\s*([A-Za-z_]+)|\bstatus:\s*([A-Z][A-Za-z]+),")),
+)
+# Names that stand out in running text: CamelCase compounds, snake_case codes, errno-style names.
+_TOKEN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _distinctive(tok: str) -> bool:
+    """A name that stands out in running text: a snake_case or dotted code (DEADLINE_EXCEEDED,
+    rate_limit_exceeded), an errno name (EPIPE), a CamelCase compound (ThrottlingException)."""
+    if "_" in tok.strip("_") or "." in tok or "::" in tok:
+        return len(tok) >= 5
+    if tok.isupper():
+        return tok[0] == "E" and len(tok) >= 3
+    return len(tok) >= 6 and sum(c.isupper() for c in tok) >= 2 and not tok[1:].islower()
+
+
+def _phrase_hits(t: Table, text: str, out: _Evidence, limit: int | None = None) -> int:
+    """Published error texts in ``text``; returns the character-free word position of the first
+    hit (or -1). ``limit``: only hits that start within the first ``limit`` words."""
+    ws = words(text[:MAX_TEXT])
+    first = -1
+    for i, w in enumerate(ws):
+        if limit is not None and i > limit:
+            break
+        for phrase, hit in t.phrases.get(w, ()):
+            if tuple(ws[i:i + len(phrase)]) == phrase:
+                out.add(hit)
+                first = i if first < 0 else first
+                break
+    return first
+
+
+def _text_codes(t: Table, text: str, out: _Evidence) -> None:
+    """Codes written into an error text (``HTTP 503``, ``[Errno 111]``, ``SQLSTATE 57014``,
+    ``curl: (28)``, ``code = Unavailable``) and distinctive names (``ECONNREFUSED``,
+    ``ThrottlingException``, ``DEADLINE_EXCEEDED``)."""
+    text = text[:MAX_TEXT]
+    for system, pattern in _TEXT_CODES:
+        for m in pattern.finditer(text):
+            groups = [g for g in m.groups() if g]
+            if not groups:
+                continue
+            g = groups[0]
+            if system == "http":
+                code = int(g)
+                if code >= 400:
+                    out.add(t.http.get(code) or Hit(GENERIC, f"http:{code}"))
+            elif system == "errno":
+                out.add(t.errno_number.get(int(g)))
+            elif system == "winsock":
+                out.add(t.winsock.get(int(g)))
+            elif system == "sqlstate":
+                out.add(_sqlstate(t, g))
+            elif system in ("curl", "mysql"):
+                out.add(t.numbers.get((system, int(g))))
+                if system == "mysql" and len(groups) > 1:
+                    out.add(_sqlstate(t, groups[1]))
+            else:  # oracle / grpc names
+                out.add(_code_hit(t, g))
+    for m in _TOKEN_RE.finditer(text):
+        tok = m.group(0)
+        if _distinctive(tok):
+            key = norm(re.split(r"::|\.", tok)[-1])
+            out.add(t.tokens.get(key) or t.exceptions.get(norm(tok)))
+
+
+def _sqlstate(t: Table, code: str) -> Hit | None:
+    code = code.upper()
+    return t.sqlstate.get(code) or t.sqlstate.get(code[:2])
+
+
+def read_words(text: str, out: _Evidence | None = None) -> _Evidence:
+    """Codes, names and phrases of an error text (known to be one)."""
+    ev = out or _Evidence()
+    t = load()
+    _text_codes(t, text, ev)
+    _phrase_hits(t, text, ev)
+    return ev
+
+
+# Structural forms of a text that is an error (each tried on the first and last lines).
+_STATUS_LINE_RE = re.compile(r"^\s*(?:HTTP(?:/\d(?:\.\d)?)?\s*)?([45]\d\d)(?:\s+[A-Za-z]|\s*[:\-]|\s*$)")
+_BRACKET_RE = re.compile(r"^\s*\[([A-Z][A-Z0-9 _-]{2,})\]")
+_EXCEPTION_RE = re.compile(
+    r"^\s*(?:Caused by:\s*|Exception in thread \"[^\"]*\"\s*|Unhandled exception\.\s*|panic:\s*|Error:\s*"
+    r"(?=[A-Z][\w.$]*(?:Error|Exception)))?"
+    r"((?:[A-Za-z_$][\w$]*(?:\.|::|/))*[A-Za-z_$][\w$]*)(?::\s|:$|\(|\s\{)")
+_EXC_SUFFIX_RE = re.compile(r"(Error|Exception|Fault|Failure|Timeout|Exceeded|Refused|Denied|Exhausted|"
+                            r"Throttled|NotFound|Interrupted|Abort(?:ed)?|Canceled|Cancelled)$")
+_LOG_RE = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\s+)?(?:\[\s*)?(?:ERROR|FATAL|CRITICAL|CRIT|PANIC|SEVERE|"
+                     r"EMERG|ALERT|ERR)\b(?:\s*\])?(?:[\s:|\-]|$)|^\s*[\w.\-]+: (?:error|fatal):"
+                     r"|^[EF]\d{4} \d\d:\d\d:\d\d")
+_LEVEL_RE = re.compile(r"\blevel=(?:error|fatal|panic|critical)\b")
+# Openings of an error text: error/exception words, Go's "rpc error:" and "panic:", vendor codes
+# such as "ORA-12170:".
+_PREFIX_RE = re.compile(r"^\s*(?:(?:rpc )?error|exception|fatal(?: error)?|failed|failure|traceback|panic)\b\s*[:!(\-]"
+                        r"|^\s*[A-Z]{2,6}-\d{3,6}:|^\s*curl: \(\d+\)", re.I)
+_HTML_RE = re.compile(r"^\s*(?:<!doctype\s+html|<html|<head|<body)", re.I)
+_TITLE_RE = re.compile(r"<(title|h1)[^>]*>(.*?)</\1\s*>", re.I | re.S)
+_XML_FAULT_RE = re.compile(r"<(?:[\w-]+:)?(Fault|Error|Errors|error|fault)\b", re.S)
+_XML_CODE_RE = re.compile(r"<(?:[\w-]+:)?(faultcode|Code|Value|Subcode|code|status|Status|Reason|reason)\b[^>]*>"
+                          r"\s*(?:<(?:[\w-]+:)?(?:Value|Text)[^>]*>)?([^<]{1,120})<", re.S)
+_XML_TEXT_RE = re.compile(r"<(?:[\w-]+:)?(faultstring|Text|Message|message|Detail|detail)\b[^>]*>([^<]{1,2000})<",
+                          re.S)
+_REPR_RE = re.compile(r"^\s*<class '([\w.]+)'>")
+
+
+def _exception_name(line: str) -> str | None:
+    m = _EXCEPTION_RE.match(line)
+    if m is None:
+        return None
+    name = m.group(1)
+    last = re.split(r"::|[./]", name)[-1]
+    if _EXC_SUFFIX_RE.search(last) or norm(last) in load().tokens or norm(name) in load().exceptions:
+        return name
+    return None
+
+
+def _edge_lines(text: str) -> list[str]:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) <= 2 * MAX_LINES:
+        return [ln[:500] for ln in lines]
+    return [ln[:500] for ln in lines[:MAX_LINES] + lines[-MAX_LINES:]]
+
+
+def read_text(text: str, *, reply: bool = False) -> Reading:
+    """Whether a plain text (not JSON) is an error, and what it means.
+
+    ``reply``: the text is a model's reply, which may discuss errors in prose; only forms at its
+    start count (a status line, a bracketed tag, an error prefix, an exception line, an error
+    page, or a published error text among its first words of a short reply). A tool's text is
+    also read at its end (a run that printed some lines and then failed).
+    """
+    try:
+        return _read_text(text, reply)
+    except Exception:  # noqa: BLE001 - a reader never breaks its caller
+        return NOTHING
+
+
+def _read_text(text: str, reply: bool) -> Reading:
+    if reply:  # only the start of a reply counts: never copy or split a long one
+        head = text.lstrip()[:MAX_TEXT]
+        stripped = head.rstrip() if len(text) <= MAX_TEXT else head
+    else:
+        stripped = text.strip()[:MAX_WHOLE]
+    if not stripped:
+        return NOTHING
+    t = load()
+    if stripped[0] in "{[":
+        value = _embedded_json(stripped)
+        if value is not None:
+            got = read_value(value)
+            if got.found:
+                return got
+    if _HTML_RE.match(stripped):
+        return _html(t, stripped)
+    if stripped.startswith("<"):
+        got = _xml(t, stripped)
+        if got.found:
+            return got
+    lines = _edge_lines(stripped.split("\n", 1)[0] if reply else stripped)
+    form = ""
+    ev = _Evidence()
+    for i, line in enumerate(lines):
+        if i == 0:
+            status = _status_line(t, line)
+            if status is not None:
+                form = "status_line"
+                ev.add(status)
+                break
+            bracket = _BRACKET_RE.match(line)
+            if bracket:
+                form = "bracket_tag"
+                ev.add(_code_hit(t, bracket.group(1)))
+                break
+        if line.lstrip().startswith("Traceback (most recent call last)"):
+            form = "traceback"
+            break
+        repr_match = _REPR_RE.match(line)
+        if repr_match:
+            form = "exception"
+            ev.add(_code_hit(t, repr_match.group(1)))
+            break
+        if _exception_name(line) is not None:
+            form = "exception"
+            break
+        if _LOG_RE.match(line) or ("level=" in line and _LEVEL_RE.search(line)):
+            form = "log_line"
+            break
+        if i == 0 and _PREFIX_RE.match(line):
+            form = "error_prefix"
+            break
+    if form:
+        half = MAX_TEXT // 2
+        scope = stripped if len(stripped) <= MAX_TEXT else stripped[:half] + "\n" + stripped[-half:]
+        if form in ("traceback", "exception"):
+            for line in _edge_lines(scope):
+                name = _exception_name(line)
+                if name is not None:
+                    ev.add(_code_hit(t, name))
+        read_words(scope, ev)
+        return ev.reading(form)
+    # A short text that opens with a published error text ("Connection refused", "Request timed out").
+    if len(stripped) <= (300 if reply else 400):
+        first = _phrase_hits(t, stripped, ev, 4 if reply else 12)
+        if first >= 0:
+            _text_codes(t, stripped, ev)
+            return ev.reading("sentence")
+    return NOTHING
+
+
+def _status_line(t: Table, line: str) -> Hit | None:
+    """``429 Too Many Requests: ...``, ``HTTP/1.1 503 Service Unavailable``, ``HTTP 500``: a status
+    at the start of a text, followed by ``HTTP``, a colon or its own published reason (so that
+    "500 items found" is not one)."""
+    m = _STATUS_LINE_RE.match(line)
+    if m is None:
+        return None
+    code = int(m.group(1))
+    hit = t.http.get(code) or Hit(GENERIC, f"http:{code}")
+    rest = line[m.end(1):].lstrip()
+    if line.lstrip().upper().startswith("HTTP") or rest[:1] in (":", "-", ""):
+        return hit
+    ev = _Evidence()
+    if _phrase_hits(t, rest[:80], ev, 2) >= 0 or any(
+            words(r["phrase"]) == words(rest)[:len(words(r["phrase"]))] for r in t.rows.get("http", [])
+            if r["code"] == code):
+        return hit
+    return None
+
+
+def _embedded_json(text: str) -> Any:
+    if len(text) > MAX_WHOLE:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _html(t: Table, text: str) -> Reading:
+    """An HTML page is an error when its title or heading is a status or a published error text."""
+    head = " ".join(m.group(2) for m in _TITLE_RE.finditer(text[:MAX_TEXT]))
+    if not head.strip():
+        return NOTHING
+    ev = _Evidence()
+    m = re.search(r"\b([45]\d\d)\b", head)
+    if m:
+        code = int(m.group(1))
+        ev.add(t.http.get(code) or Hit(GENERIC, f"http:{code}"))
+    _phrase_hits(t, head, ev)
+    if not ev.hits:
+        return NOTHING
+    return ev.reading("html_page")
+
+
+def _xml(t: Table, text: str) -> Reading:
+    """A SOAP ``Fault`` or an ``Error`` element (S3, Azure storage): codes from its code elements,
+    words from its message elements. Read by pattern, never parsed (no entity expansion)."""
+    body = text[:MAX_WHOLE]
+    if not _XML_FAULT_RE.search(body):
+        return NOTHING
+    ev = _Evidence()
+    for m in _XML_CODE_RE.finditer(body):
+        value = m.group(2).strip()
+        if value.isdigit():
+            ev.add(_number_hit(t, "code", int(value), True))
+        else:
+            ev.add(_code_hit(t, value.split(":")[-1]))
+    for m in _XML_TEXT_RE.finditer(body):
+        read_words(m.group(2), ev)
+    return ev.reading("xml_fault")
+
+
+# --- JSON values -------------------------------------------------------------------------------------
+
+def _truthy(v: Any) -> bool:
+    return v not in (None, False, "", [], {}, 0)
+
+
+def _has_message(obj: dict[str, Any]) -> bool:
+    return any(norm(k) in ("message", "msg", "detail", "details", "description", "error", "title")
+               for k in list(obj)[:MAX_KEYS] if isinstance(k, str))
+
+
+def _read_error(t: Table, value: Any, ev: _Evidence, depth: int = 0) -> None:
+    """Codes and words of an error report (a member known to report a failure)."""
+    if ev.nodes <= 0 or depth > 6:
+        return
+    ev.nodes -= 1
+    if isinstance(value, str):
+        text = value[:MAX_TEXT]
+        if len(text) <= 80 and " " not in text.strip():
+            ev.add(_code_hit(t, text))
+        read_words(text, ev)
+    elif isinstance(value, bool):
+        return
+    elif isinstance(value, int | float):
+        if isinstance(value, int):
+            ev.add(_number_hit(t, "value", value, False))
+    elif isinstance(value, list):
+        for item in value[:MAX_ITEMS]:
+            _read_error(t, item, ev, depth + 1)
+    elif isinstance(value, dict):
+        msg = _has_message(value)
+        for k, v in list(value.items())[:MAX_KEYS]:
+            if not isinstance(k, str):
+                continue
+            nk = norm(k)
+            if nk in CODE_KEYS:
+                if isinstance(v, int) and not isinstance(v, bool):
+                    ev.add(_number_hit(t, nk, v, msg))
+                elif isinstance(v, str):
+                    s = v.strip()
+                    if s.isdigit() and len(s) == 3:
+                        ev.add(_number_hit(t, nk, int(s), msg))
+                    elif nk in ("sqlstate", "pgcode") or (nk == "code" and _sqlstate_context(value)):
+                        ev.add(_sqlstate(t, s))
+                    elif len(s) <= 120 and (" " not in s or nk in ("type", "title")):
+                        ev.add(_code_hit(t, s))
+            if nk in MESSAGE_KEYS and isinstance(v, str):
+                read_words(v, ev)
+            elif isinstance(v, dict | list):
+                _read_error(t, v, ev, depth + 1)
+            elif nk in ("retryafter", "retryafterseconds", "retryafterms") and _truthy(v):
+                ev.add(Hit("rate_limit", "http:Retry-After"))
+
+
+def _sqlstate_context(obj: dict[str, Any]) -> bool:
+    """node-postgres / libpq error objects: a severity beside the 5-character code."""
+    sev = obj.get("severity")
+    return isinstance(sev, str) and sev.upper() in ("ERROR", "FATAL", "PANIC")
+
+
+def _data_present(obj: dict[str, Any]) -> bool:
+    """Other members carry data (a partial answer rather than none)."""
+    for k, v in list(obj.items())[:MAX_KEYS]:
+        if isinstance(k, str) and norm(k) not in _META_KEYS and (
+                isinstance(v, int | float) and not isinstance(v, bool) or _truthy(v)):
+            return True
+    return False
+
+
+def _flag_reading(t: Table, obj: dict[str, Any]) -> tuple[Reading | None, list[Hit]]:
+    """In-band flags of an object: (a partial-answer reading, the hits of flags saying it failed)."""
+    partial: Reading | None = None
+    failed: list[Hit] = []
+    for k, v in list(obj.items())[:MAX_KEYS]:
+        if not isinstance(k, str) or not isinstance(v, bool):
+            continue
+        flag = t.flags.get(norm(k))
+        if flag is None or v is not flag[0]:
+            continue
+        _, hit, with_data = flag
+        if hit.meaning == "partial" or (with_data != hit.meaning and _data_present(obj)):
+            partial = partial or Reading(False, "partial", hit.evidence, "flag")
+        else:
+            failed.append(hit)
+    return (None if failed else partial), failed
+
+
+def _status_reading(t: Table, obj: dict[str, Any]) -> Hit | None:
+    """A status-like member that says the call failed: a failure word (beside a message or code,
+    unless the word names a call-level failure), a gRPC status name, a log level, or an HTTP status
+    of 400 or more (``code`` only beside a message). A record's own status ("the flight: failed")
+    has neither."""
+    msg = _has_message(obj)
+    for k, v in list(obj.items())[:MAX_KEYS]:
+        if not isinstance(k, str):
+            continue
+        nk = norm(k)
+        if nk in STATUS_KEYS and isinstance(v, str) and len(v) <= 40:
+            word = norm(v)
+            if nk in ("level", "severity", "levelname"):
+                if word in _FAILED_LEVELS and msg:
+                    return Hit(GENERIC, f"status:{v.lower()}")
+                continue
+            hit = t.status_words.get(word)
+            if hit is not None and (msg or word in _CALL_LEVEL_WORDS or "reason" in obj or "code" in obj):
+                return hit
+            if nk == "status" and v.isupper() and len(v) > 3:  # google.rpc.Code names in `status`
+                hit = t.grpc_names.get(word)
+                if hit is not None:
+                    return hit
+        if nk in HTTP_STATUS_KEYS and (nk != "code" or msg):
+            code = v if isinstance(v, int) and not isinstance(v, bool) else (
+                int(v) if isinstance(v, str) and v.isdigit() and len(v) == 3 else None)
+            if code is not None and 400 <= code <= 599:
+                return t.http.get(code) or Hit(GENERIC, f"http:{code}")
+    return None
+
+
+def read_value(value: Any) -> Reading:
+    """Whether a parsed JSON value reports a failure (or a partial answer), and what it means."""
+    try:
+        return _read_value(value)
+    except Exception:  # noqa: BLE001 - a reader never breaks its caller
+        return NOTHING
+
+
+def _read_value(value: Any) -> Reading:
+    t = load()
+    if isinstance(value, str):
+        return read_text(value)
+    if isinstance(value, list):
+        for item in value[:MAX_ITEMS]:
+            if isinstance(item, dict):
+                got = _read_object(t, item, top=False)
+                if got.is_error and len(value) == 1:
+                    return got
+        return NOTHING
+    if not isinstance(value, dict):
+        return NOTHING
+    got = _read_object(t, value, top=True)
+    if got.found:
+        return got
+    # one wrapper level: {"result": {...}}, {"response": {"status": 503, ...}}
+    for k, v in list(value.items())[:MAX_KEYS]:
+        if isinstance(k, str) and norm(k) in WRAPPER_KEYS and isinstance(v, dict):
+            inner = _read_object(t, v, top=False)
+            if inner.found:
+                return inner
+    return NOTHING
+
+
+def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
+    ev = _Evidence()
+    partial, failed = _flag_reading(t, obj)
+    if partial is not None:
+        return partial
+    members = [(k, v) for k, v in list(obj.items())[:MAX_KEYS]
+               if isinstance(k, str) and norm(k) in ERROR_KEYS and _truthy(v)]
+    status = _status_reading(t, obj)
+    kind = obj.get("__type")
+    typed = isinstance(kind, str) and bool(re.search(r"(Exception|Error|Fault)$", kind))
+    if not (members or failed or status or typed):
+        return _message_only(t, obj) or NOTHING
+    if status is not None and status.meaning == "partial" and not (members or failed or typed):
+        return Reading(False, "partial", status.evidence, "status_object")
+    form = "error_member" if members or typed else "flag" if failed else "status_object"
+    for hit in failed:
+        if hit.meaning != GENERIC:
+            ev.add(hit)
+    ev.add(status)
+    if typed:
+        ev.add(_code_hit(t, str(kind)))
+    for _, v in members:
+        _read_error(t, v, ev)
+    # the rest of the report: codes and words beside the error member (Kubernetes reason, RFC
+    # 9457 title and detail, the content of an MCP result with isError)
+    _read_error(t, {k: v for k, v in list(obj.items())[:MAX_KEYS]
+                    if not (isinstance(k, str) and norm(k) in ERROR_KEYS)}, ev)
+    return ev.reading(form)
+
+
+def _message_only(t: Table, obj: dict[str, Any]) -> Reading | None:
+    """An object made only of a message (and documentation links, ids, codes) whose words are a
+    published error text: how several APIs (GitHub's among them) refuse a call."""
+    keys = {norm(k) for k in obj if isinstance(k, str)}
+    if not obj or len(obj) > 5 or not keys <= MESSAGE_ONLY_KEYS or not keys & {"message", "detail", "msg"}:
+        return None
+    ev = _Evidence()
+    for k in ("message", "detail", "msg"):
+        if isinstance(obj.get(k), str):
+            _phrase_hits(t, obj[k], ev)
+    hit = best(ev.hits)
+    if hit is None or hit.meaning == GENERIC:
+        return None
+    return Reading(True, hit.meaning, hit.evidence, "message_only")
+
+
+def read_result(result: Any) -> Reading:
+    """A tool result as the agent was shown it: text (JSON or not) or a structured value."""
+    if isinstance(result, bytes | bytearray):
+        result = bytes(result[:MAX_WHOLE]).decode("utf-8", "replace")
+    if isinstance(result, str):
+        stripped = result.strip()
+        if stripped[:1] in ("{", "["):
+            value = _embedded_json(stripped)
+            if value is not None:
+                return read_value(value)
+        return read_text(result)
+    return read_value(result)
+
+
+# --- exceptions ------------------------------------------------------------------------------------
+
+def read_exception_names(names: Iterable[str], message: str = "") -> Reading:
+    """An exception known by its class names (most derived first) and message, as recorded on a
+    span (``exception.type``, ``exception.message``) or seen live."""
+    try:
+        t = load()
+        ev = _Evidence()
+        for name in names:  # the most derived class with a row decides; its parents are not read
+            if not name:
+                continue
+            last = re.split(r"::|[.#/]", name)[-1]
+            hit = t.exceptions.get(norm(name)) or t.exceptions.get(norm(name.removeprefix("builtins.")))
+            if hit is None and (_EXC_SUFFIX_RE.search(last) or _distinctive(last)):
+                hit = t.tokens.get(norm(last))
+            if hit is not None:
+                ev.add(hit)
+                break
+            ev.add(_parts_hit(t, last))
+        if message:
+            read_words(message, ev)
+        return ev.reading("exception")
+    except Exception:  # noqa: BLE001
+        return Reading(True, GENERIC, "", "exception")
+
+
+def read_exception(exc: BaseException, depth: int = 0) -> Reading:
+    """A live exception: its class hierarchy (``__mro__``), ``errno``, an HTTP status it carries,
+    its message, then its cause (``raise ... from``) when that says more."""
+    try:
+        names = [f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__
+                 if c not in (BaseException, Exception, object)]
+        names = [n.removeprefix("builtins.") for n in names]
+        msg = str(exc)[:MAX_TEXT] if not isinstance(exc, KeyError) else ""
+        got = read_exception_names(names, msg)
+        t = load()
+        extra: list[Hit] = []
+        errno = getattr(exc, "errno", None)
+        if isinstance(errno, int):
+            extra.append(t.errno_number.get(errno) or t.winsock.get(errno) or Hit(GENERIC, f"errno:{errno}"))
+        for attr in ("status_code", "status"):
+            code = getattr(exc, attr, None)
+            if isinstance(code, int) and 400 <= code <= 599:
+                extra.append(t.http.get(code) or Hit(GENERIC, f"http:{code}"))
+                break
+        hits = [h for h in extra if h is not None]
+        if got.meaning and got.meaning != GENERIC:
+            hits.append(Hit(got.meaning, got.evidence))
+        b = best(hits)
+        if (b is None or b.meaning == GENERIC) and depth < 3:
+            cause = exc.__cause__ or exc.__context__
+            if cause is not None and cause is not exc:
+                inner = read_exception(cause, depth + 1)
+                if inner.meaning and inner.meaning != GENERIC:
+                    return Reading(True, inner.meaning, inner.evidence, "exception")
+        if b is None:
+            return got
+        return Reading(True, b.meaning, b.evidence, "exception")
+    except Exception:  # noqa: BLE001
+        return Reading(True, GENERIC, "", "exception")
+
+
+# --- small lookups used by signals -----------------------------------------------------------------
+
+def finish_reason_meaning(reason: str | None) -> Hit | None:
+    """What a provider's finish/stop reason says (None for an ordinary stop, tool call or unknown)."""
+    if not reason:
+        return None
+    return load().finish.get(norm(str(reason)))
+
+
+def http_status_meaning(status: int | None) -> Hit | None:
+    if status is None or status < 400:
+        return None
+    t = load()
+    return t.http.get(status) or Hit(GENERIC, f"http:{status}")
+
+
+def code_meaning(code: str) -> Hit | None:
+    """A provider's error code or type standing alone (``insufficient_quota``, ``overloaded_error``)."""
+    try:
+        return _code_hit(load(), code)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+_VERB_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def method_kind(tool_name: str | None) -> str:
+    """``safe`` / ``idempotent`` / ``unsafe`` for a tool named after a standard method
+    (``get_weather``, ``createOrder``, ``book_flight``), '' when its name says nothing."""
+    if not tool_name:
+        return ""
+    m = _VERB_RE.match(tool_name.strip("_"))
+    if m is None:
+        return ""
+    return load().methods.get(m.group(0).lower(), "")
