@@ -261,6 +261,11 @@ DIAGNOSIS_STEP = "agentchaos.diagnosis.step"
 DIAGNOSIS_SPAN_ID = "agentchaos.diagnosis.span_id"
 DIAGNOSIS_RULE = "agentchaos.diagnosis.rule"
 DIAGNOSIS_LIVE = "agentchaos.diagnosis.live"
+# What Phoenix (OpenInference) reads from an exported span: the project a trace lands in (resource
+# attribute) and the session it belongs to; the GenAI conventions' name for a session.
+OI_PROJECT_NAME = "openinference.project.name"
+OI_SESSION_ID = "session.id"
+GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"
 # Predictions replayed by export use the live predictor's names (PREDICTOR_*, EVENT_FAILURE_PREDICTED)
 # plus the model they came from.
 PREDICTOR_MODEL = "agentchaos.predictor.model"

@@ -56,6 +56,25 @@ def otlp_configured(signal: str = "traces") -> bool:
     return _env(signal, "ENDPOINT") is not None
 
 
+def configured_endpoint(signal: str = "traces", endpoint: str | None = None,
+                        protocol: str | None = None) -> str | None:
+    """The endpoint an exporter built here would send to (None: the SDK's localhost default).
+
+    For HTTP the general variable and a bare ``scheme://host:port`` get the signal's path, as the
+    specification says; a gRPC endpoint is returned as given.
+    """
+    grpc = resolve_protocol(signal, protocol) == GRPC
+    if endpoint:
+        return endpoint if grpc else _http_endpoint(signal, endpoint)
+    specific = os.environ.get(f"OTEL_EXPORTER_OTLP_{signal.upper()}_ENDPOINT", "").strip()
+    if specific:
+        return specific
+    general = _env(signal, "ENDPOINT")
+    if general is None or grpc:
+        return general
+    return general.rstrip("/") + _SIGNAL_PATHS[signal]
+
+
 def _compression(signal: str, value: str | None) -> str | None:
     chosen = value if value is not None else _env(signal, "COMPRESSION")
     if chosen is None:

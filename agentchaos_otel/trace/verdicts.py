@@ -4,11 +4,14 @@ One place decides how a verdict looks on a span, for the replaying exporter (``t
 and for the live diagnosis of ``configure(diagnose_live=True)``: the blamed span gets an
 ``agentchaos.diagnosis`` event and ``agentchaos.diagnosis.*`` attributes (type, confidence,
 method, evidence, target, rule); the episode root gets the same attributes plus the blamed span
-and step, so one search on root spans lists every diagnosed root cause.
+and step, so one search on root spans lists every diagnosed root cause. A failed root's status
+message starts with the verdict in one line (:func:`verdict_line`), because trace lists (Jaeger's,
+Tempo's, Phoenix's "error" column) show a status message, cut short, where they show no attribute.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +20,10 @@ from agentchaos_otel import attributes as A
 # When several methods diagnosed one episode, the attributes (one value per key) come from the
 # first method in this order; every diagnosis still gets its own event.
 METHOD_ORDER = ("rule", "learned", "llm", "text")
+
+# Trace lists show the start of a status message only, so the verdict comes first and is kept short.
+STATUS_MAX = 400
+_STEP_PREFIX = re.compile(r"^step \d+ `[^`]*`: ")
 
 
 def method_rank(method: str | None) -> int:
@@ -45,6 +52,26 @@ def root_summary(d: Mapping[str, Any]) -> dict[str, Any]:
     if d.get("step") is not None:
         attrs[A.DIAGNOSIS_STEP] = int(d["step"])
     return attrs
+
+
+def verdict_line(d: Mapping[str, Any]) -> str:
+    """The verdict in one line, for a root's status message: ``truncate at step 2: finish_reason=length, ...``.
+
+    The evidence's own ``step N `span name`: `` opening is dropped when the line already names the step.
+    """
+    evidence = " ".join(str(d.get("evidence") or "").split())
+    head = str(d.get("fault_type"))
+    if d.get("step") is not None:
+        head = f"{head} at step {int(d['step'])}"
+        evidence = _STEP_PREFIX.sub("", evidence, count=1)
+    line = f"{head}: {evidence}" if evidence else head
+    return line if len(line) <= STATUS_MAX else line[: STATUS_MAX - 1] + "…"
+
+
+def root_status(d: Mapping[str, Any], stored: str | None) -> str:
+    """A failed root's status message with the verdict in front of what it said before."""
+    line = verdict_line(d)
+    return f"{line}; {stored}" if stored else line
 
 
 def event_attributes(d: Mapping[str, Any]) -> dict[str, Any]:

@@ -37,9 +37,18 @@ def _spans(db: Path) -> dict[tuple[str, str], dict[str, Any]]:
     return out
 
 
-def _without_verdicts(span: dict[str, Any]) -> dict[str, Any]:
+def _without_verdicts(span: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
+    """The replayed span minus what export adds: verdict attributes and events, and the verdict that leads
+    a failed root's status message (``<type> at step <n>: <evidence>; <stored message>``)."""
     added = (A.DIAGNOSIS_PREFIX, "agentchaos.predictor.")
-    return {**span, "attributes": {k: v for k, v in span["attributes"].items() if not k.startswith(added)},
+    message = span["status_message"]
+    verdict = span["attributes"].get(A.DIAGNOSIS_TYPE)
+    if span["parent_span_id"] is None and verdict is not None and message != stored["status_message"]:
+        assert message.startswith(f"{verdict} at step ") or message.startswith(f"{verdict}: "), message
+        assert message.endswith(f"; {stored['status_message']}") if stored["status_message"] else True, message
+        message = stored["status_message"]
+    return {**span, "status_message": message,
+            "attributes": {k: v for k, v in span["attributes"].items() if not k.startswith(added)},
             "events": [e for e in span["events"] if e["name"] not in (A.EVENT_DIAGNOSIS, A.EVENT_FAILURE_PREDICTED)]}
 
 
@@ -64,7 +73,7 @@ def _check_round_trip(src: Path, dst: Path) -> dict[tuple[str, str], dict[str, A
     before, after = _spans(src), _spans(dst)
     assert after.keys() == before.keys()
     for key, span in before.items():
-        assert _without_verdicts(after[key]) == span, key
+        assert _without_verdicts(after[key], span) == span, key
     return after
 
 
@@ -95,6 +104,14 @@ def test_round_trip_over_http_with_diagnoses_computed_at_export(store: Path, tmp
         blamed = after[(s["trace_id"], a[A.DIAGNOSIS_SPAN_ID])]
         assert a[A.DIAGNOSIS_STEP] == 2 and blamed["attributes"][A.DIAGNOSIS_TYPE] == "error"
         assert 0 < a[A.DIAGNOSIS_CONFIDENCE] <= 1 and a[A.DIAGNOSIS_EVIDENCE]
+        # A failed root's status message starts with the verdict (trace lists show only its start);
+        # a root neither failed nor in error keeps its status: export does not make it a failure.
+        before = _spans(store)[(s["trace_id"], s["span_id"])]
+        if a.get(A.EPISODE_SUCCESS) is False or before["status_code"] == "ERROR":
+            assert s["status_code"] == "ERROR" and s["status_message"].startswith("error at step 2: ")
+            assert "`" not in s["status_message"].split(";")[0]  # the evidence's own step prefix is dropped
+        else:
+            assert (s["status_code"], s["status_message"]) == (before["status_code"], before["status_message"])
 
 
 def test_round_trip_over_grpc_with_stored_diagnoses_and_predictions(store: Path, tmp_path: Path) -> None:
