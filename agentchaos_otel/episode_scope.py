@@ -83,6 +83,7 @@ class Episode:
         current = trace.get_current_span()
         links = [Link(current.get_span_context())] if current.get_span_context().is_valid else []
         attrs: dict[str, Any] = {
+            A.EPISODE_ROOT: True,
             A.GEN_AI_OPERATION_NAME: A.OP_INVOKE_AGENT, A.GEN_AI_AGENT_NAME: self.agent_name,
             A.TASK_ID: self.task_id, A.CONDITION: self.condition, A.SEED: self.seed,
             A.FAULT_EXPERIMENT: self.state.experiment.name,

@@ -31,6 +31,7 @@ from agentchaos_otel.plans.binding import EpisodeState, FaultRecord, active_stat
 from agentchaos_otel.plans.plan import FaultRule
 from agentchaos_otel.sse import SSEParser
 from agentchaos_otel.trace import annotate, metrics
+from agentchaos_otel.trace.processors import adoptable_parent
 
 MAX_INSPECT_BYTES = 8 * 1024 * 1024
 _DROP_ON_REWRITE = ("content-length", "content-encoding", "transfer-encoding")
@@ -162,7 +163,15 @@ class LLMCall:
         if adapter is None:
             return None
         req, problem = adapter.parse_request(request)
-        call = cls(request, adapter, req, active_state(), tracer)
+        # another instrumentation may own this call without having made its span current
+        # (trace.processors.adoptable_parent): the call joins that span, in the application's trace
+        owner = adoptable_parent(req.get("model"))
+        token = otel_context.attach(trace.set_span_in_context(owner)) if owner is not None else None
+        try:
+            call = cls(request, adapter, req, active_state(), tracer)
+        finally:
+            if token is not None:
+                otel_context.detach(token)
         if problem:
             call.skip(problem)
         return call

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -197,12 +198,37 @@ def current_episode() -> EpisodeState | None:
 
 
 def active_state() -> EpisodeState | None:
-    """The episode of this task, else of the current trace, else the process-wide plan."""
+    """The episode of this task, else of the current trace, else the process-wide plan.
+
+    Under the process-wide plan, the current trace's own state is made on first use by the
+    registered binder (the episode processor, which binds a root's trace lazily).
+    """
     state = otel_context.get_value(_EPISODE_KEY)
-    if state is None and _by_trace:
+    if state is not None:
+        return state  # type: ignore[return-value]
+    if _by_trace or (_binders and _process_default is not None):
         ctx = trace.get_current_span().get_span_context()
-        state = _by_trace.get(ctx.trace_id) if ctx.is_valid else None
+        if ctx.is_valid:
+            state = _by_trace.get(ctx.trace_id)
+            for binder in _binders if state is None and _process_default is not None else ():
+                state = binder(ctx.trace_id)
+                if state is not None:
+                    break
     return state or _process_default
+
+
+_binders: list[Callable[[int], EpisodeState | None]] = []
+
+
+def add_trace_binder(binder: Callable[[int], EpisodeState | None]) -> None:
+    """``binder(trace_id)`` gives the state of a trace not bound yet (None: not one it knows)."""
+    if binder not in _binders:
+        _binders.append(binder)
+
+
+def remove_trace_binder(binder: Callable[[int], EpisodeState | None]) -> None:
+    if binder in _binders:
+        _binders.remove(binder)
 
 
 def process_default() -> EpisodeState | None:

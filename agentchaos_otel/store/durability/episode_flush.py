@@ -7,7 +7,8 @@ sits right after the DuckDB batch processor: when an episode's root span ends (`
 processors synchronously, inside ``Episode.__exit__``), it flushes that processor, whose exporter
 writes the database or, when the file is locked or broken, appends to the fsynced spool within the
 exporter's lock timeout. A crash then loses at most the episode in flight. Spans outside episodes
-keep the batching, so the cost is one store write per episode.
+keep the batching, so the cost is one store write per episode, and none for a root span whose
+trace has no LLM or tool step.
 """
 
 from __future__ import annotations
@@ -26,13 +27,16 @@ DEFAULT_FLUSH_TIMEOUT_MS = 30_000
 
 
 def is_episode_root(span: ReadableSpan) -> bool:
-    """The root of an episode: our ``invoke_agent`` span, or a local root we marked (zero-code)."""
+    """The root of an episode: our ``invoke_agent`` span, or a local root we marked (zero-code).
+
+    Only roots marked ``agentchaos.episode.root`` count: the episode processor marks an
+    application root when its trace reaches its first LLM or tool step, so a root without steps
+    (a web request, an HTTP call with no LLM in it) costs no store write.
+    """
     parent = span.parent
     if parent is not None and not parent.is_remote:
         return False
-    attrs = span.attributes or {}
-    return (attrs.get(A.GEN_AI_OPERATION_NAME) == A.OP_INVOKE_AGENT or A.TASK_ID in attrs
-            or A.CONDITION in attrs)
+    return bool((span.attributes or {}).get(A.EPISODE_ROOT))
 
 
 class EpisodeFlushProcessor(SpanProcessor):

@@ -1,13 +1,15 @@
 """A finished span as the step the store's ``steps`` view would give, for analysis that runs live.
 
 Live diagnosis and live prediction see spans before they reach the store; both turn them into
-``StepRecord`` here, by the view's own rules (which spans are steps, ``error_type`` from
-``error.type`` or else the exception event of a failed span), so a live verdict or score equals
-what the same analysis says later from ``traces.duckdb``.
+``StepRecord`` here, by the view's own rules (which spans are steps, from their final attributes;
+a span paired with ours as the same call is not; ``error_type`` from ``error.type`` or else the
+exception event of a failed span; a step's number is its rank in start order, ``in_start_order``),
+so a live verdict or score equals what the same analysis says later from ``traces.duckdb``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -16,7 +18,8 @@ from opentelemetry.sdk.trace import ReadableSpan
 from agentchaos_otel import attributes as A
 from agentchaos_otel.records import StepRecord
 from agentchaos_otel.store.exporter import clean_attributes
-from agentchaos_otel.trace.kinds import step_kind
+from agentchaos_otel.trace.kinds import AGENT, span_role, step_kind
+from agentchaos_otel.trace.processors import is_duplicate
 
 
 def span_step_kind(attributes: Mapping[str, Any] | None) -> str | None:
@@ -31,10 +34,19 @@ def span_step_kind(attributes: Mapping[str, Any] | None) -> str | None:
 
 
 def is_episode_root(attributes: Mapping[str, Any] | None) -> bool:
-    if not attributes:
-        return False
-    return (attributes.get(A.GEN_AI_OPERATION_NAME) == A.OP_INVOKE_AGENT
-            or str(attributes.get(A.OI_SPAN_KIND) or "").upper() == A.OI_KIND_AGENT)
+    """An agent span by the views' rule (``agentchaos.episode.root`` first, whatever else it carries)."""
+    return span_role(attributes) == AGENT
+
+
+def in_start_order(records: list[StepRecord]) -> list[StepRecord]:
+    """An episode's step records numbered by their rank in start order, as the ``steps`` view does.
+
+    The ``agentchaos.step`` written at span start equals that rank except for a span whose kind
+    was known only after a later step had started (a step nested in a span classified late);
+    analysis that collects an episode's steps live renumbers them here to agree with the store.
+    """
+    ordered = sorted(records, key=lambda r: (r.start_ns, r.span_id))
+    return [r if r.step == i else dataclasses.replace(r, step=i) for i, r in enumerate(ordered)]
 
 
 def _error_type(span: ReadableSpan, attrs: Mapping[str, Any]) -> str | None:
@@ -56,7 +68,7 @@ def step_from_span(span: ReadableSpan, default_step: int, *,
     """
     raw = span.attributes or {}
     kind = span_step_kind(raw)
-    if kind is None:
+    if kind is None or (span.context is not None and is_duplicate(span.context.span_id)):
         return None
     if keys is None:
         attrs = clean_attributes(raw)

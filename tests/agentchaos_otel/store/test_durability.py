@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -145,6 +146,7 @@ def test_disk_full_holds_spans_in_memory_and_says_so_once(tmp_path: Path) -> Non
 
 
 def test_zero_code_roots_are_flushed_too(tmp_path: Path) -> None:
+    """A root the episode processor marked (its trace reached a step) is flushed at its end."""
     from agentchaos_otel import attributes as A
     from agentchaos_otel.zero_code import add_episode_flushes
 
@@ -153,8 +155,50 @@ def test_zero_code_roots_are_flushed_too(tmp_path: Path) -> None:
     tp.add_span_processor(BatchSpanProcessor(DuckDBSpanExporter(db), schedule_delay_millis=600_000))
     assert add_episode_flushes(tp) == 1  # what the configurator does after the SDK built its processors
     tracer = tp.get_tracer("app")
-    with tracer.start_as_current_span("handle-task", attributes={A.CONDITION: "plan-x"}):
+    with tracer.start_as_current_span("handle-task") as root:
         with tracer.start_as_current_span("POST"):
             pass
+        root.set_attributes({A.EPISODE_ROOT: True, A.CONDITION: "plan-x"})
     assert sum(stored_per_trace(db).values()) == 2
     tp.shutdown()
+
+
+def test_a_root_without_steps_is_no_episode_and_costs_no_write(tmp_path: Path) -> None:
+    """A web request under zero-code: the episode processor never marks it, nothing is flushed."""
+    from opentelemetry.sdk.trace.export import SpanExporter
+
+    from agentchaos_otel.instrumentor import add_episode_processor
+    from agentchaos_otel.plans import binding
+    from agentchaos_otel.plans.binding import EpisodeState
+    from agentchaos_otel.plans.plan import resolve_plan
+    from agentchaos_otel.store.durability.episode_flush import add_episode_flush
+
+    class Counting(SpanExporter):
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def export(self, spans: Any) -> Any:
+            self.calls += 1
+            from opentelemetry.sdk.trace.export import SpanExportResult
+
+            return SpanExportResult.SUCCESS
+
+    exporter = Counting()
+    tp = TracerProvider()
+    add_episode_processor(tp)
+    batch = BatchSpanProcessor(exporter, schedule_delay_millis=600_000)
+    tp.add_span_processor(batch)
+    flush = add_episode_flush(tp, batch)
+    binding.set_process_default(EpisodeState(task_id=None, plan=resolve_plan("llm_error_single"), seed=1))
+    try:
+        tracer = tp.get_tracer("web")
+        for _ in range(5):
+            with tracer.start_as_current_span("GET /health") as root:
+                with tracer.start_as_current_span("SELECT"):
+                    pass
+            assert not root.attributes.get("agentchaos.episode.root")
+        assert flush.flushes == 0 and exporter.calls == 0
+        assert not binding._by_trace
+    finally:
+        binding.set_process_default(None)
+        tp.shutdown()
