@@ -19,12 +19,14 @@ from __future__ import annotations
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
+from agentchaos_otel.errors import UserError
+
 LIVE = "agentchaos_otel.live"
 VERDICTS = "agentchaos_otel.verdicts"
 COMMANDS = "agentchaos_otel.commands"
 
 
-class PluginMissing(LookupError):
+class PluginMissing(UserError, LookupError):
     """A plug-in the caller asked for is not installed."""
 
 

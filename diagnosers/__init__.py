@@ -8,8 +8,22 @@ through :mod:`.observe` (what the agent saw at each step, whichever instrumentat
 :mod:`.view` (comparisons across the episode's steps) and :mod:`.key_style` (key conventions).
 """
 
-from diagnosers.base import Diagnoser, Diagnosis, diagnose_episodes
-from diagnosers.baseline import TextOnlyDiagnoser
-from diagnosers.rules import RuleDiagnoser
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Imported on first use, so ``diagnose --help`` and ``agentchaos --help`` do not load the rules.
+_EXPORTS = {"Diagnoser": "diagnosers.base", "Diagnosis": "diagnosers.base", "diagnose_episodes": "diagnosers.base",
+            "TextOnlyDiagnoser": "diagnosers.baseline", "RuleDiagnoser": "diagnosers.rules"}
 
 __all__ = ["Diagnoser", "Diagnosis", "RuleDiagnoser", "TextOnlyDiagnoser", "diagnose_episodes"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'diagnosers' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

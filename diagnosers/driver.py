@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel.errors import no_such_file
 from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.store.database.connect import StoreError
 from agentchaos_otel.store.read.chunks import DEFAULT_CHUNK_SPANS
@@ -87,7 +88,7 @@ def diagnose_store(path: str | os.PathLike[str], diagnoser: Diagnoser, *, tasks:
         raise DiagnoseError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
     path = str(path)
     if not os.path.exists(path):
-        raise DiagnoseError(f"{path}: no such file")
+        raise DiagnoseError(no_such_file(path))
     where = where_clause(tasks, conditions)
     ids = list(trace_ids) if trace_ids else None
     try:

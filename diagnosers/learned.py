@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from agentchaos_otel.errors import no_such_file
 from agentchaos_otel.records import EpisodeTrace, FaultLabel
 from agentchaos_otel.stats import group_split
 from diagnosers.base import Diagnosis, none_found
@@ -153,7 +154,7 @@ class LearnedDiagnoser:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> LearnedDiagnoser:
         if not os.path.exists(path):
-            raise ModelFileError(f"{path}: no such model file")
+            raise ModelFileError(no_such_file(path))
         import skops.io
 
         try:

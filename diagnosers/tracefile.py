@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from agentchaos_otel.errors import no_such_file
 from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.store.database.connect import StoreError, write_rows
 from agentchaos_otel.store.database.schema import DIAGNOSES_DDL
@@ -44,7 +45,7 @@ def load(path: str | os.PathLike[str], *, blind: bool = False, tasks: Sequence[s
     """Episodes of a trace store. Unblinded by default: callers blind through
     ``diagnose_episodes`` and evaluation needs the ground truth."""
     if not os.path.exists(path):
-        raise DiagnoseError(f"{path}: no such file")
+        raise DiagnoseError(no_such_file(path))
     try:
         return load_episodes(path, blind=blind, trace_ids=list(trace_ids) if trace_ids else None,
                              where=where_clause(tasks, conditions))

@@ -2,27 +2,41 @@
 
 Every command reads episodes blinded (no ground truth) through the store loader. Bad arguments
 and unusable files end with one ``agentchaos: error:`` line on stderr (exit 2 for a bad command
-line, 1 for a file that cannot be used), never a traceback.
+line, 1 for a file that cannot be used), never a traceback. Mounted as ``agentchaos predict``
+through the ``agentchaos_otel.commands`` entry point; numpy and the predictors are imported inside
+the commands, so building the command tree stays fast.
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
 import time
-from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from agentchaos_otel.cli.errors import typer_app, usage_error, user_errors
-from agentchaos_otel.records import EpisodeTrace
-from agentchaos_otel.store.database.schema import PREDICTIONS_DDL
-from predictors.features import FEATURE_SETS
-from predictors.model import DEFAULT_FALSE_ALARM, FailurePredictor, PredictorDataError
+from agentchaos_otel.cli.app import choice, typer_app
+from agentchaos_otel.errors import no_such_file
+from agentchaos_otel.terminal import printable
+
+if TYPE_CHECKING:
+    from agentchaos_otel.records import EpisodeTrace
+    from predictors.model import FailurePredictor
 
 app = typer_app(help="Early failure warning from external signals and logprob entropy.")
+
+DEFAULT_FALSE_ALARM = 0.05  # predictors.model.DEFAULT_FALSE_ALARM (a test keeps the two equal)
+
+
+class FeatureSet(enum.StrEnum):
+    """The feature sets of ``predictors.features.FEATURE_SETS`` (a test keeps the two equal)."""
+
+    external = "external"
+    entropy = "entropy"
+    both = "both"
 
 DbArg = Annotated[Path, typer.Argument(help="A traces.duckdb file.", show_default=False)]
 SeedOpt = Annotated[int, typer.Option(help="Seed of the task split and the bootstrap.")]
@@ -30,9 +44,9 @@ FalseAlarmOpt = Annotated[float, typer.Option(help="Share of successful validati
                                                    "alarm.")]
 
 
-def _user_errors() -> AbstractContextManager[None]:
-    """Known failures become one line on stderr; anything else is a bug and keeps its traceback."""
-    return user_errors(PredictorDataError)
+def _echo(text: str) -> None:
+    """A human-readable line; task ids and notes come from the traces, so control characters are escaped."""
+    typer.echo(printable(text))
 
 
 def _load(db: Path) -> list[EpisodeTrace]:
@@ -40,19 +54,14 @@ def _load(db: Path) -> list[EpisodeTrace]:
     the whole file is held at once, and a full step is kilobytes the features never look at."""
     from agentchaos_otel.store.read.episodes import load_episodes
     from predictors.extract import STEP_KEYS
+    from predictors.model import PredictorDataError
 
     if not db.exists():
-        raise PredictorDataError(f"no such trace store: {db}")
+        raise PredictorDataError(no_such_file(db))
     episodes = load_episodes(db, blind=True, step_keys=STEP_KEYS)
     if not episodes:
         raise PredictorDataError(f"{db}: no episodes stored")
     return episodes
-
-
-def _check_feature_set(features: str) -> str:
-    if features not in FEATURE_SETS:
-        raise usage_error(f"unknown feature set {features!r}; choose one of {', '.join(FEATURE_SETS)}")
-    return features
 
 
 def _fmt(v: float | None, digits: int = 3) -> str:
@@ -62,7 +71,7 @@ def _fmt(v: float | None, digits: int = 3) -> str:
 @app.command("train")
 def train_cmd(
     db: DbArg,
-    features: Annotated[str, typer.Option(help="Feature set: external, entropy or both.")] = "external",
+    features: Annotated[FeatureSet, choice(FeatureSet, "--features", help="Feature set.")] = FeatureSet.external,
     out: Annotated[Path, typer.Option(help="Where to save the predictor (JSON).")] = Path("predictor.json"),
     seed: SeedOpt = 0,
     false_alarm: FalseAlarmOpt = DEFAULT_FALSE_ALARM,
@@ -71,34 +80,33 @@ def train_cmd(
     from predictors.estimator import train
     from predictors.evaluate import compute_metrics, is_simulated, score_episodes
 
-    with _user_errors():
-        _check_feature_set(features)
-        episodes = _load(db)
-        predictor, split = train(episodes, features, seed=seed, false_alarm=false_alarm)
-        predictor.meta["source"] = str(db)
-        predictor.meta["simulated"] = is_simulated(episodes)
-        predictor.save(out)
-        s = split.summary()
-        m = compute_metrics(score_episodes(predictor, split.test), predictor.threshold)
+    features = features.value
+    episodes = _load(db)
+    predictor, split = train(episodes, features, seed=seed, false_alarm=false_alarm)
+    predictor.meta["source"] = str(db)
+    predictor.meta["simulated"] = is_simulated(episodes)
+    predictor.save(out)
+    s = split.summary()
+    m = compute_metrics(score_episodes(predictor, split.test), predictor.threshold)
     label = " (SIMULATED corpus)" if predictor.meta["simulated"] else ""
-    typer.echo(f"trained {features} predictor on {s['train']['episodes']} episodes / {s['train']['tasks']} "
+    _echo(f"trained {features} predictor on {s['train']['episodes']} episodes / {s['train']['tasks']} "
                f"tasks{label}")
-    typer.echo(f"threshold {predictor.threshold:.4f}: {predictor.meta['validation_false_alarm']:.1%} false "
+    _echo(f"threshold {predictor.threshold:.4f}: {predictor.meta['validation_false_alarm']:.1%} false "
                f"alarms on {predictor.meta['validation_normals']} successful validation episodes")
-    typer.echo(f"held-out test ({s['test']['episodes']} episodes): AUROC {_fmt(m.auroc)}, detection "
+    _echo(f"held-out test ({s['test']['episodes']} episodes): AUROC {_fmt(m.auroc)}, detection "
                f"{_fmt(m.detection, 2)}, median lead {_fmt(m.median_lead_steps, 1)} steps")
     for note in m.notes:
-        typer.echo(f"note: {note}")
-    typer.echo(f"saved {out}")
+        _echo(f"note: {note}")
+    _echo(f"saved {out}")
 
 
 @app.command("features")
 def features_cmd(
     db: DbArg,
-    features: Annotated[str, typer.Option(help="Feature set: external, entropy or both.")] = "both",
+    features: Annotated[FeatureSet, choice(FeatureSet, "--features", help="Feature set.")] = FeatureSet.both,
     out: Annotated[Path, typer.Option(help="Parquet file to write the rows to.")] = Path("features.parquet"),
-    workers: Annotated[int | None, typer.Option("--workers", min=1, help="local processes to spread the "
-                                                "store over (default: one per core, at most 4)")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Local processes to spread the "
+                                                "store over (default: one per core, at most 4).")] = None,
 ) -> None:
     """Write the features of every step prefix of every episode, one row per prefix, to Parquet.
 
@@ -107,17 +115,16 @@ def features_cmd(
     """
     from agentchaos_otel.parallel.processes import processes_per_core
     from predictors.feature_file import write_store_features
+    from predictors.model import PredictorDataError
 
-    with _user_errors():  # a file that is no store (StoreError) or an unwritable --out: one line
-        _check_feature_set(features)
-        if not db.exists():
-            raise PredictorDataError(f"no such trace store: {db}")
-        written = write_store_features(db, out, features,
-                                       workers=processes_per_core() if workers is None else workers)
-        if not written.episodes:
-            raise PredictorDataError(f"{db}: no episodes stored")
+    features = features.value
+    if not db.exists():
+        raise PredictorDataError(no_such_file(db))
+    written = write_store_features(db, out, features, workers=processes_per_core() if workers is None else workers)
+    if not written.episodes:
+        raise PredictorDataError(f"{db}: no episodes stored")
     label = " (SIMULATED corpus: the 'simulated' column says which episodes)" if written.simulated else ""
-    typer.echo(f"wrote {written.rows} prefix rows of {written.episodes} episodes, {len(written.names)} "
+    _echo(f"wrote {written.rows} prefix rows of {written.episodes} episodes, {len(written.names)} "
                f"{features} features, to {out}{label}")
 
 
@@ -134,50 +141,50 @@ def evaluate_cmd(
 ) -> None:
     """The three feature sets side by side with the published figures, or one saved predictor."""
     from predictors.evaluate import compare_feature_sets, evaluate_predictor, is_simulated, render_text
+    from predictors.model import FailurePredictor
 
-    with _user_errors():
-        episodes = _load(db)
-        if model is not None:
-            predictor = FailurePredictor.load(model)
-            source = predictor.meta.get("source")
-            held_out = set(predictor.meta.get("test_tasks") or [])
-            if source and Path(source).resolve() == db.resolve() and held_out:
-                episodes = [e for e in episodes if str(e.task_id) in held_out]
-                typer.echo(f"{db} is the file this predictor was trained on: evaluating only its "
-                           f"{len(held_out)} held-out test tasks")
-            ev = evaluate_predictor(predictor, episodes, n_boot=bootstrap, seed=seed)
-            report: dict[str, Any] = {"simulated": is_simulated(episodes), **ev.to_dict()}
-            _print_single(ev, report["simulated"], model)
-        else:
-            cmp = compare_feature_sets(episodes, seed=seed, n_boot=bootstrap, false_alarm=false_alarm)
-            report = cmp.to_dict()
-            typer.echo(render_text(cmp))
-            if plots is not None:
-                from predictors.plots import plot_lead_histogram, plot_roc
+    episodes = _load(db)
+    if model is not None:
+        predictor = FailurePredictor.load(model)
+        source = predictor.meta.get("source")
+        held_out = set(predictor.meta.get("test_tasks") or [])
+        if source and Path(source).resolve() == db.resolve() and held_out:
+            episodes = [e for e in episodes if str(e.task_id) in held_out]
+            _echo(f"{db} is the file this predictor was trained on: evaluating only its "
+                       f"{len(held_out)} held-out test tasks")
+        ev = evaluate_predictor(predictor, episodes, n_boot=bootstrap, seed=seed)
+        report: dict[str, Any] = {"simulated": is_simulated(episodes), **ev.to_dict()}
+        _print_single(ev, report["simulated"], model)
+    else:
+        cmp = compare_feature_sets(episodes, seed=seed, n_boot=bootstrap, false_alarm=false_alarm)
+        report = cmp.to_dict()
+        _echo(render_text(cmp))
+        if plots is not None:
+            from predictors.plots import plot_lead_histogram, plot_roc
 
-                plots.mkdir(parents=True, exist_ok=True)
-                typer.echo(f"wrote {plot_roc(cmp, plots / 'roc.png')}")
-                typer.echo(f"wrote {plot_lead_histogram(cmp, plots / 'lead_time.png')}")
-        if json_out is not None:
-            json_out.write_text(json.dumps(report, indent=1, default=str))
-            typer.echo(f"wrote {json_out}")
+            plots.mkdir(parents=True, exist_ok=True)
+            _echo(f"wrote {plot_roc(cmp, plots / 'roc.png')}")
+            _echo(f"wrote {plot_lead_histogram(cmp, plots / 'lead_time.png')}")
+    if json_out is not None:
+        json_out.write_text(json.dumps(report, indent=1, default=str))
+        _echo(f"wrote {json_out}")
 
 
 def _print_single(ev: Any, simulated: bool, model: Path) -> None:
     m = ev.metrics
     ci = ev.intervals
     label = " on a SIMULATED corpus" if simulated else ""
-    typer.echo(f"{model} ({ev.feature_set}){label}: {m.episodes} episodes, {m.failures} failed")
+    _echo(f"{model} ({ev.feature_set}){label}: {m.episodes} episodes, {m.failures} failed")
 
     def with_ci(v: float | None, key: str, digits: int = 3) -> str:
         rng = ci.get(key)
         return _fmt(v, digits) + (f" ({rng[0]:.{digits}f}..{rng[1]:.{digits}f})" if rng else "")
 
-    typer.echo(f"AUROC {with_ci(m.auroc, 'auroc')}, detection {with_ci(m.detection, 'detection', 2)}, "
+    _echo(f"AUROC {with_ci(m.auroc, 'auroc')}, detection {with_ci(m.detection, 'detection', 2)}, "
                f"false alarm {_fmt(m.false_alarm, 2)}, median lead {_fmt(m.median_lead_steps, 1)} steps "
                f"/ {_fmt(m.median_lead_llm_calls, 1)} LLM calls")
     for note in m.notes:
-        typer.echo(f"note: {note}")
+        _echo(f"note: {note}")
 
 
 def write_predictions(db: Path, predictor: FailurePredictor, episodes: list[EpisodeTrace], model_name: str,
@@ -187,6 +194,7 @@ def write_predictions(db: Path, predictor: FailurePredictor, episodes: list[Epis
     Returns (rows written, episodes that alarm).
     """
     from agentchaos_otel.store.database.connect import connect
+    from agentchaos_otel.store.database.schema import PREDICTIONS_DDL
 
     cols: dict[str, list[Any]] = {k: [] for k in ("trace_id", "task_id", "step", "span_id", "score", "alarm")}
     alarmed = 0
@@ -226,11 +234,12 @@ def score_cmd(
     db: DbArg,
     model: Annotated[Path, typer.Option(help="A predictor saved by 'train'.", show_default=False)],
 ) -> None:
-    """Write the score of every step prefix to the ``predictions`` table (replacing this model's rows)."""
-    with _user_errors():
-        predictor = FailurePredictor.load(model)
-        episodes = _load(db)
-        digest = hashlib.sha256(model.read_bytes()).hexdigest()[:16]
-        n, alarmed = write_predictions(db, predictor, episodes, model.name, digest)
-    typer.echo(f"wrote {n} step scores for {len(episodes)} episodes to {db}:predictions "
+    """Write the score of every step prefix to the predictions table (replacing this model's rows)."""
+    from predictors.model import FailurePredictor
+
+    predictor = FailurePredictor.load(model)
+    episodes = _load(db)
+    digest = hashlib.sha256(model.read_bytes()).hexdigest()[:16]
+    n, alarmed = write_predictions(db, predictor, episodes, model.name, digest)
+    _echo(f"wrote {n} step scores for {len(episodes)} episodes to {db}:predictions "
                f"({predictor.feature_set}, threshold {predictor.threshold:.4f}); {alarmed} episodes alarm")

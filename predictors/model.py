@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from agentchaos_otel import __version__
+from agentchaos_otel.errors import no_such_file
 from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.stats import group_split, sigmoid
 from predictors.features import FeatureState, feature_names, has_logprobs, prefix_features, prefix_table
@@ -193,7 +194,7 @@ class FailurePredictor:
         try:
             data = json.loads(path.read_text())
         except FileNotFoundError:
-            raise PredictorDataError(f"predictor file not found: {path}") from None
+            raise PredictorDataError(no_such_file(path)) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise PredictorDataError(f"cannot read predictor file {path}: {exc}") from None
         try:

@@ -14,7 +14,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from agentchaos_otel.campaign.runner import CLEAN, EpisodeSpec
-from agentchaos_otel.errors import usage_error
+from agentchaos_otel.errors import UsageError, unknown
 from agentchaos_otel.plans.schedule import TOOL_CONDITIONS
 
 ENTRY_POINT_GROUP = "agentchaos_otel.agents"
@@ -66,7 +66,7 @@ def load_agent(name: str) -> AgentFactory:
     """The adapter factory registered under ``name``; ValueError naming the installed ones."""
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
     if not found:
-        raise usage_error(f"unknown agent {name!r}; expected one of {', '.join(agent_names())}")
+        raise UsageError(unknown("agent", name, agent_names()))
     factory: AgentFactory = found[0].load()
     return factory
 
@@ -74,7 +74,7 @@ def load_agent(name: str) -> AgentFactory:
 def count_tasks(tasks: str) -> int:
     """``--tasks`` as a positive count."""
     if not tasks.isdigit() or int(tasks) < 1:
-        raise usage_error(f"--tasks must be a positive number or 'all', got {tasks!r}")
+        raise UsageError(f"--tasks must be a positive number or 'all', got {tasks!r}")
     return int(tasks)
 
 

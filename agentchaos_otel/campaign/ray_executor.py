@@ -43,6 +43,7 @@ from agentchaos_otel.campaign.runner import (
     record_run_end,
     record_run_start,
 )
+from agentchaos_otel.errors import UserError
 
 BATCH_EPISODES = 2  # episodes per actor call: small, so rows reach the file soon after each finishes
 
@@ -97,7 +98,7 @@ class CampaignWorker:
         setup = load_agent(spec.agent)(spec.tasks, spec.seed, list(spec.conditions), spec.options)
         key = "sk-simulated" if spec.simulated else os.environ.get(spec.api_key_env)
         if not key:
-            raise RuntimeError(f"environment variable {spec.api_key_env} is not set on this Ray worker")
+            raise UserError(f"environment variable {spec.api_key_env} is not set on this Ray worker")
         self.collector = RowCollector()
         resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME") or "agentchaos-agent"})
         self.provider = TracerProvider(resource=resource)
@@ -128,7 +129,7 @@ def run_campaign_ray(config: CampaignConfig, worker: WorkerSpec, *, ray_address:
     ``timings`` (if given) receives ``actors_s`` (until every actor is constructed) and
     ``episodes_s`` (from then until the last batch is stored).
     """
-    from agentchaos_otel.parallel.ray_session import cluster_cpus, ray_session
+    from agentchaos_otel.parallel.ray_session import RayUnavailable, cluster_cpus, ray_session
     from agentchaos_otel.store.exporter import DuckDBSpanExporter
 
     console = console or Console(stderr=True)
@@ -151,7 +152,7 @@ def run_campaign_ray(config: CampaignConfig, worker: WorkerSpec, *, ray_address:
             try:  # every actor constructed (agent built, tracing configured) before episodes start
                 ray.get([a.pid.remote() for a in actors])
             except Exception as exc:
-                raise RuntimeError(f"Ray workers could not start: {' '.join(str(exc).split())[-300:]}") from None
+                raise RayUnavailable(f"Ray workers could not start: {' '.join(str(exc).split())[-300:]}") from None
             t_ready = time.monotonic()
             batches = [todo[i:i + BATCH_EPISODES] for i in range(0, len(todo), BATCH_EPISODES)]
             pending: dict[Any, Any] = {}

@@ -13,12 +13,15 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from agentchaos_otel import published as P
 from agentchaos_otel import stats
 from agentchaos_otel.campaign.measures import CLEAN, DEFAULT_RESAMPLES, STEP_KEYS, StudyMeasures, compute_all
+from agentchaos_otel.errors import no_such_file
 from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.stats import Estimate, Rate
+from agentchaos_otel.terminal import printable
 
 SIMULATED_LABEL = "SIMULATED"
 
@@ -35,7 +38,7 @@ def load_corpus(db: str | Path) -> list[EpisodeTrace]:
     """
     path = Path(db)
     if not path.exists():
-        raise ReportError(f"no such trace file: {path}")
+        raise ReportError(no_such_file(path))
     if path.is_dir():
         from agentchaos_otel.store.parquet import has_files
 
@@ -110,13 +113,15 @@ def pub(v: P.PublishedValue | None, *, points: bool = False) -> str:
 # --- Terminal ------------------------------------------------------------------------------------
 
 def render_terminal(m: StudyMeasures, console: Console) -> None:
-    console.print(f"[bold]{title('Robustness report', m)}[/bold]")
+    """The report's tables; ``console`` should be a ``terminal.data_console``: condition names and
+    warnings come from the traces and are printed as data, never as markup."""
+    console.print(Text(printable(title('Robustness report', m)), style="bold"))
     if m.simulated:
-        console.print(f"[bold red]{SIMULATED_BANNER}[/bold red]")
+        console.print(Text(SIMULATED_BANNER, style="bold red"))
     console.print(f"{m.episodes} episodes, clean condition '{m.clean}', {m.resamples} bootstrap resamples, "
                   f"seed {m.seed}")
     for w in m.warnings:
-        console.print(f"[yellow]note:[/yellow] {w}")
+        console.print(Text.assemble(("note:", "yellow"), " ", printable(w)))
     if not m.episodes:
         return
 

@@ -9,31 +9,21 @@ shows what there is to run. Bad arguments end with one ``agentchaos: error:`` li
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated
 
 import typer
 
-from agentchaos_otel.agents.bfcl import UNAVAILABLE_REASON, bfcl_available
-from agentchaos_otel.cli.errors import fail, typer_app
+from agentchaos_otel.cli.app import typer_app
+from agentchaos_otel.errors import UserError
 
-app = typer_app(help="BFCL v4 multi-turn tasks. Run them with `agentchaos campaign run --agent bfcl`.")
+app = typer_app(help="BFCL v4 multi-turn tasks (run them with 'agentchaos campaign run --agent bfcl').")
 
 
 @app.callback()
 def _group() -> None:
-    """BFCL v4 multi-turn tasks. Run them with ``agentchaos campaign run --agent bfcl``."""
     # A callback keeps ``tasks`` a subcommand: a Typer app with one command and no callback
     # would turn into that command and reject ``agentchaos bfcl tasks``.
-
-
-@contextmanager
-def _user_errors() -> Iterator[None]:
-    try:
-        yield
-    except (ValueError, KeyError, OSError) as exc:
-        fail(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc)
+    pass
 
 
 @app.command("tasks")
@@ -42,14 +32,18 @@ def tasks_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The multi_turn_base tasks: turns, involved API classes, ground-truth call counts."""
-    with _user_errors():
-        if not bfcl_available():
-            raise ValueError(UNAVAILABLE_REASON)
-        from agentchaos_otel.agents.bfcl.tasks import load_tasks, resolve_task_ids
+    from agentchaos_otel.agents.bfcl import UNAVAILABLE_REASON, bfcl_available
 
+    if not bfcl_available():
+        raise UserError(UNAVAILABLE_REASON)
+    from agentchaos_otel.agents.bfcl.tasks import load_tasks, resolve_task_ids
+
+    try:
         tasks = load_tasks(ids=resolve_task_ids(ids))
-        rows = [{"id": t.id, "turns": t.n_turns, "classes": list(t.involved_classes),
-                 "ground_truth_calls": sum(len(x) for x in t.ground_truth)} for t in tasks]
+    except KeyError as exc:  # an unknown task id; its message is the first argument
+        raise UserError(exc.args[0] if exc.args else str(exc)) from None
+    rows = [{"id": t.id, "turns": t.n_turns, "classes": list(t.involved_classes),
+             "ground_truth_calls": sum(len(x) for x in t.ground_truth)} for t in tasks]
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return

@@ -1,7 +1,8 @@
-"""``agentchaos campaign ...`` and ``agentchaos report ...``.
+"""``agentchaos campaign run | sanity | runs``: robustness campaigns (``agentchaos report`` reads them).
 
 Agents are found by name through their entry points (``campaign/agents.py``); this module only
-parses options, picks the model endpoint and hands episodes to the runner.
+parses options, picks the model endpoint and hands episodes to the runner. The campaign modules
+are imported inside the commands, so building the command tree stays fast.
 """
 
 from __future__ import annotations
@@ -9,36 +10,27 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
-from agentchaos_otel.campaign.agents import AgentOptions, AgentSetup, load_agent
-from agentchaos_otel.campaign.runner import CLEAN
-from agentchaos_otel.cli.errors import fail, typer_app, usage_error
-from agentchaos_otel.plans.schedule import ONCE_CONDITIONS, TOOL_CONDITIONS
+from agentchaos_otel.cli.app import choice, typer_app
+from agentchaos_otel.cli.choices import Executor
+from agentchaos_otel.errors import UsageError, UserError, no_such_file
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agentchaos_otel.campaign.agents import AgentSetup
 
 app = typer_app(help="Robustness campaigns: tasks x fault conditions x seeds.")
-campaign_app = app
-# Mounted as ``agentchaos report DB [OPTIONS]``: a group whose callback is the command, with
-# options allowed after the file argument (click groups stop parsing options at the first
-# positional by default).
-report_app = typer_app(help="Robustness report from a trace file.", no_args_is_help=False,
-                       context_settings={"allow_interspersed_args": True}, subcommand_metavar="")
 
 # Names that stand for a group of conditions in ``--conditions``.
 CATALOG_ALIASES = ("catalog", "agentchaos65")
 ONCE_ALIAS = "once"
 DEFAULT_SUBTASKS = "1-6"
-
-
-def _fail(message: object) -> NoReturn:
-    """One ``agentchaos: error:`` line; an exception given as the message brings its exit code."""
-    fail(message)
 
 
 # --- Parsing -------------------------------------------------------------------------------------
@@ -51,14 +43,14 @@ def parse_seeds(text: str) -> list[int]:
         if "-" in part[1:]:
             lo, hi = part.split("-", 1)
             if not (lo.isdigit() and hi.isdigit()) or int(hi) < int(lo):
-                raise usage_error(f"bad seed range {part!r}; use e.g. 0-3")
+                raise UsageError(f"bad seed range {part!r}; use e.g. 0-3")
             seeds.extend(range(int(lo), int(hi) + 1))
         elif part.lstrip("-").isdigit():
             seeds.append(int(part))
         else:
-            raise usage_error(f"bad seed {part!r}; use integers like 0,1 or a range 0-3")
+            raise UsageError(f"bad seed {part!r}; use integers like 0,1 or a range 0-3")
     if not seeds:
-        raise usage_error("no seeds given")
+        raise UsageError("no seeds given")
     return list(dict.fromkeys(seeds))
 
 
@@ -69,11 +61,13 @@ def parse_conditions(text: str) -> list[str]:
     ``once`` stands for the seven single-fault tool conditions ``once_<kind>``. Aliases mix
     with names, e.g. ``catalog,once``.
     """
+    from agentchaos_otel.campaign.runner import CLEAN
     from agentchaos_otel.plans.plan import resolve_plan
+    from agentchaos_otel.plans.schedule import ONCE_CONDITIONS, TOOL_CONDITIONS
 
     given = list(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
     if not given:
-        raise usage_error("no conditions given")
+        raise UsageError("no conditions given")
     conds: list[str] = []
     for c in given:
         if c in CATALOG_ALIASES:
@@ -90,11 +84,11 @@ def parse_conditions(text: str) -> list[str]:
     for c in conds:
         if c not in TOOL_CONDITIONS:
             if "," in c or c.endswith((".toml", ".json")):
-                raise usage_error(f"condition {c!r}: only tool conditions and catalog names are allowed")
+                raise UsageError(f"condition {c!r}: only tool conditions and catalog names are allowed")
             try:
                 resolve_plan(c)
             except ValueError as exc:  # unknown fault (with a did-you-mean): a bad option value
-                raise usage_error(str(exc)) from None
+                raise UsageError(str(exc)) from None
     return conds
 
 
@@ -103,7 +97,7 @@ def parse_subtasks(text: str) -> tuple[int, int]:
     lo, _, hi = text.strip().partition("-")
     hi = hi or lo
     if not (lo.strip().isdigit() and hi.strip().isdigit()) or not 1 <= int(lo) <= int(hi):
-        raise usage_error(f"--subtasks must be MIN-MAX with 1 <= MIN <= MAX, e.g. 1-6 or 12-18; got {text!r}")
+        raise UsageError(f"--subtasks must be MIN-MAX with 1 <= MIN <= MAX, e.g. 1-6 or 12-18; got {text!r}")
     return int(lo), int(hi)
 
 
@@ -112,7 +106,7 @@ def endpoint_key(base_url: str | None, model: str | None, api_key_env: str) -> s
     if not base_url:
         return None
     if not model:
-        raise usage_error("--model is required with --base-url")
+        raise UsageError("--model is required with --base-url")
     key = os.environ.get(api_key_env)
     if not key:
         raise ValueError(f"environment variable {api_key_env} is not set (needed for --base-url)")
@@ -144,15 +138,11 @@ def sanity_cmd(
     """Run the pre-campaign sanity checks and print each result."""
     from agentchaos_otel.campaign.sanity import run_sanity
 
-    try:
-        conds = parse_conditions(conditions)
-    except ValueError as exc:
-        _fail(exc)
-    report = run_sanity(conds, seed)
+    report = run_sanity(parse_conditions(conditions), seed)
     for c in report.checks:
         typer.echo(f"{'PASS' if c.passed else 'FAIL'}  {c.name}: {c.detail}")
     if not report.ok:
-        _fail(f"{len(report.failures)} sanity check(s) failed")
+        raise UserError(f"{len(report.failures)} sanity check(s) failed")
 
 
 @app.command("run")
@@ -188,73 +178,65 @@ def run_cmd(
     guard: Annotated[str | None, typer.Option("--guard", help="Also run every condition as "
                                               "'<condition>+guarded' with these guards on: response, "
                                               "idempotency (comma list).")] = None,
-    executor: Annotated[str, typer.Option(help="local (threads in this process) or ray (episodes on Ray "
-                                               "actors; this process writes the trace file).")] = "local",
+    executor: Annotated[Executor, choice(Executor, "--executor", help="local: threads in this process; ray: "
+                                         "episodes on Ray actors, this process writes the trace file.")]
+    = Executor.local,
     ray_address: Annotated[str | None, typer.Option(help="Ray cluster to join (e.g. auto, ray://host:10001); "
                                                          "default: start a local one.")] = None,
     ray_workers: Annotated[int | None, typer.Option(min=1, help="Ray actors (default: the cluster's CPUs); "
                                                                 "--workers threads run inside each.")] = None,
 ) -> None:
     """Run a campaign; episodes already in the trace file are skipped, so re-running resumes."""
+    from rich.console import Console
+
+    from agentchaos_otel.campaign.agents import AgentOptions, load_agent
+    from agentchaos_otel.campaign.guarded import expand_conditions, parse_guards
     from agentchaos_otel.campaign.runner import CampaignConfig, finished_episodes
     from agentchaos_otel.campaign.sanity import run_sanity
-    from agentchaos_otel.store.database.connect import StoreError
 
     console = Console(stderr=True)
+    factory = load_agent(agent)
+    seed_list = parse_seeds(seeds)
+    conds = parse_conditions(conditions)
+    if agent != "reference" and subtasks != DEFAULT_SUBTASKS:
+        raise UsageError("--subtasks applies to --agent reference only")
+    if perfect and base_url:
+        raise UsageError("--perfect applies to the simulated model only, not to --base-url")
     try:
-        factory = load_agent(agent)
-        if executor not in ("local", "ray"):
-            raise usage_error(f"unknown executor {executor!r}; expected local or ray")
-        seed_list = parse_seeds(seeds)
-        conds = parse_conditions(conditions)
-        if agent != "reference" and subtasks != DEFAULT_SUBTASKS:
-            raise usage_error("--subtasks applies to --agent reference only")
-        if perfect and base_url:
-            raise usage_error("--perfect applies to the simulated model only, not to --base-url")
-        from agentchaos_otel.campaign.guarded import expand_conditions, parse_guards
-
-        try:
-            guards = parse_guards(guard)
-        except ValueError as exc:
-            raise usage_error(str(exc)) from None
-        options = AgentOptions(logprobs=logprobs, subtasks=parse_subtasks(subtasks), perfect=perfect,
-                               step_cap=step_cap, guards=guards)
-        endpoint_key(base_url, model, api_key_env)
-        if db.exists() and db.is_dir():
-            raise ValueError(f"--db {db} is a directory")
-        report = run_sanity(conds, seed_list[0])
-        if not report.ok:
-            for c in report.failures:
-                typer.echo(f"FAIL  {c.name}: {c.detail}", err=True)
-            raise ValueError(f"{len(report.failures)} sanity check(s) failed; the campaign did not start")
-        setup = factory(tasks, seed_list[0], conds, options)
-        conds = expand_conditions(conds, guards)
-        finished_episodes(db)  # an unreadable file fails here, before anything is started
-    except typer.Exit:
-        raise
-    except Exception as exc:
-        _fail(exc if str(exc) else type(exc).__name__)
+        guards = parse_guards(guard)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    options = AgentOptions(logprobs=logprobs, subtasks=parse_subtasks(subtasks), perfect=perfect,
+                           step_cap=step_cap, guards=guards)
+    endpoint_key(base_url, model, api_key_env)
+    if db.exists() and db.is_dir():
+        raise UserError(f"--db {db} is a directory")
+    report = run_sanity(conds, seed_list[0])
+    if not report.ok:
+        for c in report.failures:
+            typer.echo(f"FAIL  {c.name}: {c.detail}", err=True)
+        raise UserError(f"{len(report.failures)} sanity check(s) failed; the campaign did not start")
+    setup = factory(tasks, seed_list[0], conds, options)
+    conds = expand_conditions(conds, guards)
+    finished_episodes(db)  # an unreadable file fails here, before anything is started
     console.print(f"sanity: {len(report.checks)} checks passed")
-    try:
-        with model_endpoint(setup.policy, base_url, model, api_key_env, seed_list[0]) as (url, mdl, key, sim):
-            config = CampaignConfig(agent=setup.name, tasks=setup.task_ids, conditions=conds, seeds=seed_list,
-                                    workers=workers, db=db, simulated=sim,
-                                    extra={"base_url": None if sim else url, "model": mdl,
-                                           "logprobs": logprobs, "perfect": perfect, "step_cap": step_cap,
-                                           **({"guards": list(guards)} if guards else {}),
-                                           **({"subtasks": subtasks} if agent == "reference" else {})})
-            if executor == "ray":
-                from agentchaos_otel.campaign.ray_executor import WorkerSpec, run_campaign_ray
+    with model_endpoint(setup.policy, base_url, model, api_key_env, seed_list[0]) as (url, mdl, key, sim):
+        config = CampaignConfig(agent=setup.name, tasks=setup.task_ids, conditions=conds, seeds=seed_list,
+                                workers=workers, db=db, simulated=sim,
+                                extra={"base_url": None if sim else url, "model": mdl,
+                                       "logprobs": logprobs, "perfect": perfect, "step_cap": step_cap,
+                                       **({"guards": list(guards)} if guards else {}),
+                                       **({"subtasks": subtasks} if agent == "reference" else {})})
+        if executor == "ray":
+            from agentchaos_otel.campaign.ray_executor import WorkerSpec, run_campaign_ray
 
-                spec = WorkerSpec(agent=agent, tasks=tasks, seed=seed_list[0], conditions=tuple(conds),
-                                  options=options, base_url=url, model=mdl, simulated=sim,
-                                  api_key_env=api_key_env, threads=workers)
-                result = run_campaign_ray(config, spec, ray_address=ray_address, ray_workers=ray_workers,
-                                          console=console, progress=progress)
-            else:
-                result = execute(config, setup, url, mdl, key, console=console, progress=progress)
-    except (ValueError, OSError, StoreError, RuntimeError) as exc:
-        _fail(exc if str(exc) else type(exc).__name__)
+            spec = WorkerSpec(agent=agent, tasks=tasks, seed=seed_list[0], conditions=tuple(conds),
+                              options=options, base_url=url, model=mdl, simulated=sim,
+                              api_key_env=api_key_env, threads=workers)
+            result = run_campaign_ray(config, spec, ray_address=ray_address, ray_workers=ray_workers,
+                                      console=console, progress=progress)
+        else:
+            result = execute(config, setup, url, mdl, key, console=console, progress=progress)
     label = " (SIMULATED model)" if config.simulated else ""
     typer.echo(json.dumps({"run_id": result.run_id, "simulated": config.simulated, **result.counts}))
     console.print(f"campaign {result.run_id} done{label}: {result.counts}")
@@ -284,43 +266,6 @@ def runs_cmd(db: Annotated[Path, typer.Argument(help="A traces.duckdb file.")]) 
     from agentchaos_otel.campaign.runner import campaign_runs
 
     if not db.exists():
-        _fail(f"no such file: {db}")
-    try:
-        rows = campaign_runs(db)
-    except Exception as exc:
-        _fail(str(exc))
-    for r in rows:
+        raise FileNotFoundError(no_such_file(db))
+    for r in campaign_runs(db):
         typer.echo(json.dumps(r, default=str))
-
-
-def report_command(
-    db: Annotated[Path, typer.Argument(help="A traces.duckdb file.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the measures as JSON.")] = False,
-    html: Annotated[Path | None, typer.Option("--html", help="Write index.html and PNG plots here.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap resampling.")] = 0,
-    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples (the study used 2,000-4,000).")]
-    = 2000,
-    clean: Annotated[str, typer.Option(help="Name of the no-fault condition.")] = CLEAN,
-) -> None:
-    """Robustness measures of the study from the stored traces: tables, JSON or an HTML page."""
-    from agentchaos_otel.campaign import report as R
-
-    try:
-        measures = R.build(R.load_corpus(db), seed=seed, resamples=resamples, clean=clean)
-        page = None
-        if html is not None:
-            from agentchaos_otel.campaign.html import write_html
-
-            page = write_html(measures, html)
-    except (R.ReportError, OSError) as exc:
-        _fail(str(exc))
-    if as_json:
-        typer.echo(json.dumps(R.to_json(measures), indent=2, default=str))
-    else:
-        R.render_terminal(measures, Console(width=None if sys.stdout.isatty() else 200))
-    if page is not None:
-        typer.echo(f"wrote {page}", err=as_json)
-
-
-report_app.callback(invoke_without_command=True)(report_command)
-app.command("report")(report_command)

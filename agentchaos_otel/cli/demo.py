@@ -7,15 +7,15 @@ episode and the printed summary are then labelled simulated.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+import typer
 
-from agentchaos_otel.cli.errors import CLIError, usage_error
-from agentchaos_otel.plans.schedule import TOOL_CONDITIONS
+from agentchaos_otel.errors import UsageError, UserError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 # One condition per episode, cycled: the LLM-response faults of both targets, compound, positional,
 # real HTTP, streaming, and tool-result conditions, plus clean episodes to compare against.
@@ -40,6 +40,7 @@ def run_episode(client: Any, task: Any, condition: str, *, seed: int, model: str
                 logprobs: bool) -> dict[str, Any]:
     from agentchaos_otel.episode_scope import episode
     from agentchaos_otel.inject.tools import ToolFaultInjector
+    from agentchaos_otel.plans.schedule import TOOL_CONDITIONS
     from agentchaos_otel.sim.reference_agent import run_reference_agent
     from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS
 
@@ -64,20 +65,20 @@ def check_reachable(base_url: str, api_key: str, timeout_s: float = 10.0) -> Non
     try:
         response = httpx.get(url, headers={"Authorization": f"Bearer {api_key}"}, timeout=timeout_s)
     except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
-        raise usage_error(f"--base-url {base_url!r} is not an http(s) URL ({exc})") from None
+        raise UsageError(f"--base-url {base_url!r} is not an http(s) URL ({exc})") from None
     except httpx.HTTPError as exc:
-        raise CLIError(f"{base_url} is unreachable ({type(exc).__name__}: {exc}); nothing was run") from None
+        raise UserError(f"{base_url} is unreachable ({type(exc).__name__}: {exc}); nothing was run") from None
     if response.status_code in (401, 403):
-        raise CLIError(f"{base_url} refused the API key (HTTP {response.status_code}); nothing was run")
+        raise UserError(f"{base_url} refused the API key (HTTP {response.status_code}); nothing was run")
 
 
 def prepare_db(db: Path, overwrite: bool, console: Console) -> None:
     """Keep an existing file unless asked: it may be a trace store with runs, or not ours at all."""
     if db.is_dir():
-        raise CLIError(f"--db {db} is a directory")
+        raise UserError(f"--db {db} is a directory")
     stale = [p for p in (db, Path(f"{db}.wal")) if p.exists()]
     if stale and not overwrite:
-        raise CLIError(f"{db} exists; pass --overwrite to replace it, or choose another --db")
+        raise UserError(f"{db} exists; pass --overwrite to replace it, or choose another --db")
     for p in stale:
         console.print(f"replacing existing {p}")
         p.unlink()
@@ -85,6 +86,11 @@ def prepare_db(db: Path, overwrite: bool, console: Console) -> None:
 
 def run_demo(*, db: Path, episodes: int, seed: int, workers: int, base_url: str | None, model: str | None,
              api_key_env: str, console: Console, logprobs: bool = True, overwrite: bool = False) -> dict[str, Any]:
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.text import Text
+
     import agentchaos_otel
     from agentchaos_otel.cli.render import print_summary
     from agentchaos_otel.sim.reference_agent import ReferencePolicy
@@ -93,7 +99,7 @@ def run_demo(*, db: Path, episodes: int, seed: int, workers: int, base_url: str 
     from agentchaos_otel.store.read.summary import summarize
 
     if base_url is not None and not model:
-        raise usage_error("--model is required with --base-url")
+        raise UsageError("--model is required with --base-url")
     api_key = os.environ.get(api_key_env, "") if base_url else "sim-key"
     if base_url and not api_key:
         raise ValueError(f"environment variable {api_key_env} is empty; set it or pass --api-key-env")
@@ -112,7 +118,8 @@ def run_demo(*, db: Path, episodes: int, seed: int, workers: int, base_url: str 
     results: list[dict[str, Any]] = []
     try:
         client = _client(base_url, api_key)
-        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        columns = (TextColumn("{task.description}", style="bold"), BarColumn(), MofNCompleteColumn(),
+                   TimeRemainingColumn())
         with Progress(*columns, console=console) as progress, ThreadPoolExecutor(max_workers=workers) as pool:
             bar = progress.add_task(f"reference agent ({label})", total=len(jobs))
             futures = [pool.submit(run_episode, client, task, cond, seed=seed, model=str(model),
@@ -129,6 +136,24 @@ def run_demo(*, db: Path, episodes: int, seed: int, workers: int, base_url: str 
     console.print(f"Query it: agentchaos traces sql {db} \"select * from episodes\"  (views: llm_calls, "
                   "tool_calls, steps, episodes, injected_faults)")
     if simulated:
-        console.print("[yellow]All responses came from the bundled SIMULATED model: the numbers show the "
-                      "pipeline working, not how a real model behaves.[/yellow]")
+        console.print(Text("All responses came from the bundled SIMULATED model: the numbers show the "
+                           "pipeline working, not how a real model behaves.", style="yellow"))
     return summary
+
+
+def demo_cmd(
+    db: Annotated[Path, typer.Option(help="Where to write traces.")] = Path("traces.duckdb"),
+    episodes: Annotated[int, typer.Option(min=1, help="Number of episodes.")] = 40,
+    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="Episodes run at once (threads).")] = 8,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint (default: the bundled "
+                                                     "simulated model).")] = None,
+    model: Annotated[str | None, typer.Option(help="Model name for --base-url.")] = None,
+    api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace --db if it exists.")] = False,
+) -> None:
+    """Run the reference agent under a spread of faults into a trace file and summarise it."""
+    from agentchaos_otel.terminal import data_console
+
+    run_demo(db=db, episodes=episodes, seed=seed, workers=workers, base_url=base_url, model=model,
+             api_key_env=api_key_env, console=data_console(), overwrite=overwrite)

@@ -1,11 +1,12 @@
 """One error style for every command: ``agentchaos: error: ...`` on one line, never a traceback.
 
-Every command line of the project (``agentchaos`` and its areas, the standalone ``diagnose``)
-is built with ``typer_app`` and started through ``entry``/``run_app``, so they all fail the same
-way: one line on stderr, exit code 2 when the command line itself is wrong (unknown option, bad
-or conflicting values) and 1 when a well-formed command could not do its job (missing or foreign
-file, unreachable endpoint, data that does not allow it). ``AGENTCHAOS_DEBUG=1`` re-raises instead,
-to show the traceback.
+The API is the exceptions of ``agentchaos_otel.errors``: a command (or anything under it) raises
+``UsageError`` when the command line is wrong (exit 2) and ``UserError`` when a well-formed
+command could not do its job (exit 1); a ``ValueError`` or ``OSError`` from below counts as the
+latter, with its message as written. Commands built with ``cli/app.py`` turn what they raise into
+the one line through ``reported()``; ``run_app``/``entry`` do the same for the command-line
+parser's own errors (unknown option, bad value). Anything else is a bug and is named by its type.
+``AGENTCHAOS_DEBUG=1`` re-raises instead, to show the traceback.
 """
 
 from __future__ import annotations
@@ -14,26 +15,19 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import Any
 
 import typer
 from typer._click import exceptions as click_exc  # typer vendors click; its parse errors live here
 
-from agentchaos_otel.errors import FAILURE, USAGE, CLIError, UsageError, usage_error
+from agentchaos_otel.errors import FAILURE, USAGE, UserError
+from agentchaos_otel.terminal import printable
 
-__all__ = ["CLIError", "UsageError", "usage_error", "fail", "usage", "user_errors", "typer_app", "run_app", "entry"]
+__all__ = ["DEBUG_ENV", "echo_error", "entry", "exit_code", "reported", "run_app"]
 
 PREFIX = "agentchaos: error: "
 DEBUG_ENV = "AGENTCHAOS_DEBUG"
-
-
-def exit_code(exc: BaseException) -> int:
-    return exc.code if isinstance(exc, CLIError) else FAILURE
-
-
-def _one_line(message: object) -> str:
-    text = " ".join(str(message).split())
-    return text or "failed"
+_PASS_THROUGH = (typer.Exit, typer.Abort, click_exc.ClickException, KeyboardInterrupt, BrokenPipeError)
 
 
 def _debug() -> bool:
@@ -41,48 +35,38 @@ def _debug() -> bool:
 
 
 def echo_error(message: object) -> None:
-    typer.echo(PREFIX + _one_line(message), err=True)
+    """The one line on stderr; span text in a message cannot move the cursor or change the title."""
+    text = " ".join(printable(str(message)).split()) or "failed"
+    typer.echo(PREFIX + text, err=True)
 
 
-def fail(message: object, code: int | None = None) -> NoReturn:
-    """Print the one error line and leave the command with ``code`` (1 failure, 2 usage).
-
-    ``message`` may be the exception itself: its code is then used unless one is given, and with
-    AGENTCHAOS_DEBUG=1 it is raised instead, traceback and all.
-    """
-    if isinstance(message, BaseException) and _debug():
-        raise message
-    echo_error(message)
-    raise typer.Exit(code if code is not None else exit_code(message) if isinstance(message, BaseException)
-                     else FAILURE)
-
-
-def usage(message: object) -> NoReturn:
-    fail(message, USAGE)
+def _line_and_code(exc: BaseException) -> tuple[str, int]:
+    if isinstance(exc, UserError):
+        return str(exc) or type(exc).__name__, exc.code
+    if isinstance(exc, (ValueError, OSError)):
+        return str(exc) or type(exc).__name__, FAILURE
+    return f"unexpected {type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 for the traceback)", FAILURE
 
 
 @contextmanager
-def user_errors(*extra: type[BaseException]) -> Iterator[None]:
-    """Known failures inside the block (ours, ValueError, OSError, ``extra``) become the one line."""
+def reported() -> Iterator[None]:
+    """What the block raises becomes the one error line and ``typer.Exit`` with its code."""
     try:
         yield
-    except (CLIError, ValueError, OSError, *extra) as exc:
-        fail(exc)
+    except _PASS_THROUGH:
+        raise
+    except Exception as exc:
+        if _debug():
+            raise
+        line, code = _line_and_code(exc)
+        echo_error(line)
+        raise typer.Exit(code) from None
 
 
-def typer_app(**kwargs: Any) -> typer.Typer:
-    """A ``typer.Typer`` with the project's settings (no completion, no pretty tracebacks)."""
-    kwargs.setdefault("no_args_is_help", True)
-    kwargs.setdefault("add_completion", False)
-    kwargs.setdefault("pretty_exceptions_enable", False)
-    return typer.Typer(**kwargs)
-
-
-def run_app(app: typer.Typer, prog: str, args: list[str] | None = None) -> int:
-    """Run a typer app; usage errors and failures print one line, and the exit code comes back."""
-    command = typer.main.get_command(app)
+def exit_code(run: Callable[[], Any]) -> int:
+    """Call ``run`` (a command's ``main`` without standalone mode); the one error line, and the exit code."""
     try:
-        result = command.main(args=args, prog_name=prog, standalone_mode=False)
+        result = run()
         if isinstance(result, int) and not isinstance(result, bool):
             return result  # without standalone mode, an Exit's code comes back as the return value
     except typer.Exit as exc:
@@ -103,16 +87,31 @@ def run_app(app: typer.Typer, prog: str, args: list[str] | None = None) -> int:
         return USAGE if isinstance(exc, click_exc.UsageError) else FAILURE
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:
-        # Our input errors (PlanError, StoreError, unknown faults...) are ValueErrors with a message
-        # written for the user; anything else is named by its type so it can be reported.
+    except BrokenPipeError:  # the reader went away (``| head``): nothing to say, and nowhere to say it
+        _silence_stdout()
+        return 141
+    except Exception as exc:  # raised outside a command (a callback, a parser) or under AGENTCHAOS_DEBUG
         if _debug():
             raise
-        known = isinstance(exc, (CLIError, ValueError, OSError))
-        echo_error(exc if known else f"unexpected {type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 for the "
-                                     "traceback)")
-        return exit_code(exc)
+        line, code = _line_and_code(exc)
+        echo_error(line)
+        return code
     return 0
+
+
+def run_app(app: typer.Typer, prog: str, args: list[str] | None = None) -> int:
+    """Run a typer app; usage errors and failures print one line, and the exit code comes back."""
+    command = typer.main.get_command(app)
+    return exit_code(lambda: command.main(args=args, prog_name=prog, standalone_mode=False))
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # a captured stdout has no file descriptor
+        pass
 
 
 def entry(app: typer.Typer, prog: str) -> Callable[[], Any]:

@@ -11,6 +11,7 @@ not a service.
 
 from __future__ import annotations
 
+import enum
 import errno
 import ipaddress
 import json
@@ -22,15 +23,17 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from agentchaos_otel.cli.errors import fail, typer_app
-from agentchaos_otel.sim.policy import Policy
-from agentchaos_otel.sim.server import SimulatedModelServer
+from agentchaos_otel.cli.app import choice, typer_app
+from agentchaos_otel.errors import UserError
 
-app = typer_app(help="The bundled SIMULATED model server (not a real LLM).")
+if TYPE_CHECKING:
+    from agentchaos_otel.sim.policy import Policy
+
+app = typer_app(help="Run the bundled SIMULATED model server (not a real LLM).")
 
 BANNER = "SIMULATED model (not a real LLM)"
 # How often the wait loop wakes: Ctrl-C is noticed between waits on every platform.
@@ -58,9 +61,9 @@ POLICIES: dict[str, PolicyEntry] = {
 }
 
 
-@app.callback()
-def _group() -> None:
-    """The bundled SIMULATED model server (not a real LLM)."""
+# The ``--policy`` values.
+PolicyName = enum.StrEnum("Policy", {name: name for name in POLICIES})
+PolicyName.__doc__ = "A simulated model serve can play."
 
 
 def loopback_host(host: str) -> str:
@@ -81,11 +84,7 @@ def loopback_host(host: str) -> str:
 
 
 def make_policy(name: str) -> Policy:
-    entry = POLICIES.get(name)
-    if entry is None:
-        raise typer.BadParameter(f"unknown policy {name!r}; available: {', '.join(sorted(POLICIES))}",
-                                 param_hint="--policy")
-    return entry.make()
+    return POLICIES[name].make()
 
 
 def _write_ready_file(path: Path, info: dict[str, Any]) -> None:
@@ -129,7 +128,8 @@ def serve(
         = "127.0.0.1",
     seed: Annotated[int, typer.Option(help="Seed of every simulated response (same request, same "
                                            "reply).")] = 0,
-    policy: Annotated[str, typer.Option(help="Simulated model to play; see 'policies'.")] = "reference",
+    policy: Annotated[PolicyName, choice(PolicyName, "--policy", help="Simulated model to play; see "
+                                         "'agentchaos sim policies'.")] = PolicyName["reference"],
     seconds: Annotated[float | None, typer.Option(min=0.0, help="Stop after this many seconds "
                                                                 "(default: run until Ctrl-C).")] = None,
     ready_file: Annotated[Path | None, typer.Option(help="Once listening, write JSON {base_url, model, port, "
@@ -137,6 +137,9 @@ def serve(
                                                          "that start the server in the background.")] = None,
 ) -> None:
     """Serve an OpenAI-compatible chat-completions endpoint backed by a SIMULATED model."""
+    from agentchaos_otel.sim.server import SimulatedModelServer
+
+    policy = str(policy)
     host = loopback_host(host)
     sim_policy = make_policy(policy)
     server = SimulatedModelServer(sim_policy, seed=seed, host=host, port=port)
@@ -144,7 +147,7 @@ def serve(
         server.start()
     except OSError as exc:
         hint = " (another process has it; --port 0 picks a free one)" if exc.errno == errno.EADDRINUSE else ""
-        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}")  # a failure, not a usage error
+        raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}") from None
     stop = threading.Event()
     try:
         model = server.model_ids()[0]
@@ -173,7 +176,7 @@ def serve(
 
 @app.command("policies")
 def policies() -> None:
-    """The simulated models ``serve --policy`` can play."""
+    """The simulated models 'serve --policy' can play."""
     for name in sorted(POLICIES):
         entry = POLICIES[name]
         typer.echo(f"{name:<12} {entry.make().name:<16} {entry.description}")

@@ -1,7 +1,7 @@
-"""``agentchaos traces import | export | sql | receive-grpc``: the store's way in and out.
+"""``agentchaos traces summary | sql | import | export | receive | receive-grpc``: a store's way in and out.
 
-Registered on the ``traces`` group of ``cli/main.py`` by :func:`register`; every import of a
-heavy module happens inside the command so ``agentchaos --help`` stays fast.
+Every import of a heavy module (DuckDB, the receivers, the OTel exporters) happens inside the
+command, so building the command tree for ``agentchaos --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -13,35 +13,36 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from agentchaos_otel.cli.errors import usage_error
+from agentchaos_otel.cli.app import choice, typer_app
+from agentchaos_otel.cli.choices import DiagnoseMode, Format, Protocol
+from agentchaos_otel.errors import UsageError, no_such_file
 
-console = Console()
+app = typer_app(help="Inspect, import, export and receive traces.duckdb files.")
 
+DbArg = Annotated[Path, typer.Argument(help="A traces.duckdb file.", show_default=False)]
 DbOpt = Annotated[Path, typer.Option("--db", help="Trace file (created if missing).")]
+SecondsOpt = Annotated[float | None, typer.Option(help="Stop after this many seconds (default: until "
+                                                       "Ctrl-C).")]
 
 
-def _import(
-    paths: Annotated[list[Path], typer.Argument(help="Files or directories (searched recursively).",
-                                                show_default=False)],
-    db: DbOpt = Path("traces.duckdb"),
-    fmt: Annotated[str | None, typer.Option("--format", help="otlp-json | otlp-protobuf | openinference | "
-                                                             "messages (default: detected per file).")] = None,
-    parquet: Annotated[Path | None, typer.Option(help="Write hive-partitioned Parquet (date, service) into this "
-                                                      "directory instead of --db.", show_default=False)] = None,
+@app.command("summary")
+def summary_cmd(
+    db: DbArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Load OTLP JSON / JSON Lines / protobuf, OpenInference (Phoenix) spans or message-list trajectories."""
-    from agentchaos_otel.store.importers.trace_files import import_paths
+    """Counts of episodes, calls and faults, and success rates, in a trace file."""
+    from agentchaos_otel.cli.render import print_summary
+    from agentchaos_otel.store.read.summary import summarize
+    from agentchaos_otel.terminal import data_console
 
-    report = import_paths(paths, None if parquet is not None else db, fmt, parquet=parquet)
-    table = Table(title=f"imported {report.spans} spans into {parquet if parquet is not None else db}")
-    for col in ("file", "format", "spans", "episodes built"):
-        table.add_column(col, overflow="fold")
-    for f in report.files:
-        table.add_row(f.path, f.format, str(f.spans), str(f.episodes) if f.format == "messages" else "")
-    console.print(table)
+    if not db.exists():
+        raise FileNotFoundError(no_such_file(db))
+    summary = summarize(str(db))
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, default=str))
+    else:
+        print_summary(data_console(), summary, title=str(db))
 
 
 def _cell(value: Any) -> str:
@@ -52,17 +53,21 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _sql(
-    db: Annotated[Path, typer.Argument(help="A traces.duckdb file.", show_default=False)],
+@app.command("sql")
+def sql_cmd(
+    db: DbArg,
     query: Annotated[str, typer.Argument(help="SQL over spans and the views (read-only).", show_default=False)],
-    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table (exact strings, as "
+                                                       "--json).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON rows instead of a table.")] = False,
     max_rows: Annotated[int | None, typer.Option("--max-rows", min=1, help="Show at most N rows.")] = None,
 ) -> None:
     """Run one SQL query on a trace file opened read-only (no duckdb command needed)."""
     import duckdb
+    from rich.table import Table
 
     from agentchaos_otel.store.database.connect import StoreError, open_store
+    from agentchaos_otel.terminal import data_console
 
     with open_store(db, read_only=True) as conn:
         try:
@@ -83,13 +88,127 @@ def _sql(
             table.add_column(c, overflow="fold")
         for r in rows:
             table.add_row(*[_cell(v) for v in r])
-        console.print(table)
+        data_console().print(table)
 
 
-def _receive_grpc(
+@app.command("import")
+def import_cmd(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories (searched recursively).",
+                                                show_default=False)],
+    db: DbOpt = Path("traces.duckdb"),
+    fmt: Annotated[Format | None, choice(Format, "--format", help="File format (default: detected per "
+                                                                  "file).")] = None,
+    parquet: Annotated[Path | None, typer.Option(help="Write hive-partitioned Parquet (date, service) into this "
+                                                      "directory instead of --db.", show_default=False)] = None,
+) -> None:
+    """Load OTLP JSON / JSON Lines / protobuf, OpenInference (Phoenix) spans or message-list trajectories."""
+    from rich.table import Table
+
+    from agentchaos_otel.store.importers.trace_files import import_paths
+    from agentchaos_otel.terminal import data_console
+
+    report = import_paths(paths, None if parquet is not None else db, None if fmt is None else fmt.value,
+                          parquet=parquet)
+    table = Table(title=f"imported {report.spans} spans into {parquet if parquet is not None else db}")
+    for col in ("file", "format", "spans", "episodes built"):
+        table.add_column(col, overflow="fold")
+    for f in report.files:
+        table.add_row(f.path, f.format, str(f.spans), str(f.episodes) if f.format == "messages" else "")
+    data_console().print(table)
+
+
+def _headers(values: list[str] | None) -> dict[str, str] | None:
+    out = {}
+    for v in values or []:
+        key, sep, value = v.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--header {v!r} is not KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out or None
+
+
+@app.command("export")
+def export_cmd(
+    db: DbArg,
+    endpoint: Annotated[str | None, typer.Option(help="OTLP endpoint URL (default: OTEL_EXPORTER_OTLP_"
+                                                      "[TRACES_]ENDPOINT, else the SDK's localhost default).")]
+    = None,
+    protocol: Annotated[Protocol | None, choice(Protocol, "--protocol", help="OTLP protocol (default: "
+                                                "OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL, else http/protobuf).")]
+    = None,
+    header: Annotated[list[str] | None, typer.Option("--header", help="KEY=VALUE sent with every request "
+                                                                      "(repeatable; default: the OTLP headers "
+                                                                      "variables).")] = None,
+    diagnose: Annotated[DiagnoseMode, choice(DiagnoseMode, "--diagnose", help="Diagnoses to attach: auto "
+                                             "(stored ones, else the rule diagnoser now), stored, rule or "
+                                             "none.")] = DiagnoseMode.auto,
+    timeout: Annotated[float | None, typer.Option(min=0.1, help="Seconds per request.")] = None,
+    project: Annotated[str | None, typer.Option(show_default=False, help="Phoenix project: sets "
+                                                "openinference.project.name (default: an x-project-name "
+                                                "header, else OTEL_RESOURCE_ATTRIBUTES, else as stored).")]
+    = None,
+    phoenix: Annotated[str, typer.Option(help="auto: annotate when the OTLP/HTTP endpoint is Phoenix; off; or "
+                                              "Phoenix's URL (needed with grpc).")] = "auto",
+    phoenix_wait: Annotated[float, typer.Option(min=0.0, help="Seconds to wait for Phoenix to store the spans "
+                                                              "before annotating them.")] = 60.0,
+) -> None:
+    """Replay stored traces to any OTLP backend with original ids and timings, plus diagnoses and predictions."""
+    from agentchaos_otel.terminal import data_console
+    from agentchaos_otel.traces_export import export_file
+
+    if not db.exists():
+        raise FileNotFoundError(no_such_file(db))
+    lines = export_file(db, endpoint=endpoint, protocol=None if protocol is None else protocol.value,
+                        headers=_headers(header), timeout=timeout, diagnose=diagnose.value, project=project,
+                        phoenix=phoenix, wait_s=phoenix_wait)
+    for line in lines:
+        data_console().print(line)
+
+
+@app.command("receive")
+def receive_cmd(
+    db: Annotated[Path, typer.Option(help="Trace file to land spans in.")] = Path("traces.duckdb"),
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Loopback port (0 picks a free one).")] = 4318,
+    seconds: SecondsOpt = None,
+    parquet: Annotated[Path | None, typer.Option(help="Write hive-partitioned Parquet (date, service) into this "
+                                                      "directory instead of --db.")] = None,
+    workers: Annotated[int | None, typer.Option(min=0, help="Processes that parse requests beside the writer "
+                                                            "(default: one per core, at most 4; 0 parses in "
+                                                            "the receiver's process).")] = None,
+    queue: Annotated[int | None, typer.Option(min=1, help="Requests that may wait for the writer; beyond it "
+                                                          "senders get 503 with Retry-After (default: "
+                                                          "AGENTCHAOS_RECEIVER_QUEUE or 64).")] = None,
+) -> None:
+    """Receive OTLP/HTTP traces from any agent on loopback and store them in DuckDB (or Parquet)."""
+    import time
+
+    from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
+    from agentchaos_otel.store.receivers.parse_workers import default_workers
+    from agentchaos_otel.terminal import data_console
+
+    console = data_console()
+    sink = None
+    if parquet is not None:
+        from agentchaos_otel.store.parquet import ParquetSpanSink
+
+        sink = ParquetSpanSink(parquet)
+    with OTLPReceiver(str(db), port=port, sink=sink, queue_size=queue,
+                      workers=default_workers() if workers is None else workers) as receiver:
+        console.print(f"listening: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {parquet or db}")
+        deadline = None if seconds is None else time.monotonic() + seconds
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                time.sleep(0.2)
+        except KeyboardInterrupt:
+            pass
+        console.print(f"received {receiver.received} spans")
+
+
+@app.command("receive-grpc")
+def receive_grpc_cmd(
     db: DbOpt = Path("traces.duckdb"),
     port: Annotated[int, typer.Option(min=0, max=65535, help="Loopback port (0 picks a free one).")] = 4317,
-    seconds: Annotated[float | None, typer.Option(help="Stop after this many seconds (default: until Ctrl-C).")] = None,
+    seconds: SecondsOpt = None,
 ) -> None:
     """Receive OTLP/gRPC traces from any agent on loopback and store them in DuckDB."""
     import os
@@ -98,7 +217,9 @@ def _receive_grpc(
     os.environ.setdefault("GRPC_VERBOSITY", "NONE")  # a busy port is our one-line error, not gRPC's log
 
     from agentchaos_otel.store.receivers.otlp_grpc import OTLPGrpcReceiver
+    from agentchaos_otel.terminal import data_console
 
+    console = data_console()
     with OTLPGrpcReceiver(str(db), port=port) as receiver:
         console.print(f"listening: OTEL_EXPORTER_OTLP_PROTOCOL=grpc "
                       f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {db}")
@@ -109,51 +230,3 @@ def _receive_grpc(
         except KeyboardInterrupt:
             pass
         console.print(f"received {receiver.received} spans")
-
-
-def _headers(values: list[str] | None) -> dict[str, str] | None:
-    out = {}
-    for v in values or []:
-        key, sep, value = v.partition("=")
-        if not sep or not key.strip():
-            raise usage_error(f"--header {v!r} is not KEY=VALUE")
-        out[key.strip()] = value.strip()
-    return out or None
-
-
-def _export(
-    db: Annotated[Path, typer.Argument(help="A traces.duckdb file.", show_default=False)],
-    endpoint: Annotated[str | None, typer.Option(help="OTLP endpoint URL (default: OTEL_EXPORTER_OTLP_"
-                                                      "[TRACES_]ENDPOINT, else the SDK's localhost default).")]
-    = None,
-    protocol: Annotated[str | None, typer.Option(help="grpc | http/protobuf (default: OTEL_EXPORTER_OTLP_"
-                                                      "[TRACES_]PROTOCOL, else http/protobuf).")] = None,
-    header: Annotated[list[str] | None, typer.Option("--header", help="KEY=VALUE sent with every request "
-                                                                      "(repeatable; default: the OTLP headers "
-                                                                      "variables).")] = None,
-    diagnose: Annotated[str, typer.Option(help="auto (stored diagnoses, else the rule diagnoser now) | stored | "
-                                               "rule | none.")] = "auto",
-    timeout: Annotated[float | None, typer.Option(min=0.1, help="Seconds per request.")] = None,
-) -> None:
-    """Replay stored traces to any OTLP backend with original ids and timings, plus diagnoses and predictions."""
-    from agentchaos_otel.otlp_exporters import span_exporter_from_env
-    from agentchaos_otel.trace.redacting import RedactingSpanExporter
-    from agentchaos_otel.traces_export import replay
-
-    if not db.exists():
-        raise ValueError(f"no such file: {db}")
-    exporter = RedactingSpanExporter(span_exporter_from_env(endpoint=endpoint, protocol=protocol,
-                                                            headers=_headers(header), timeout=timeout))
-    try:
-        summary = replay(db, exporter, diagnose=diagnose)
-    finally:
-        exporter.shutdown()
-    console.print(f"exported {summary.spans} spans of {summary.traces} traces; {summary.diagnoses} diagnoses "
-                  f"({summary.diagnoses_source}) and {summary.predictions} step predictions attached")
-
-
-def register(traces_app: typer.Typer) -> None:
-    traces_app.command("export")(_export)
-    traces_app.command("import")(_import)
-    traces_app.command("sql")(_sql)
-    traces_app.command("receive-grpc")(_receive_grpc)

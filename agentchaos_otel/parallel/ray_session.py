@@ -14,8 +14,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from agentchaos_otel.errors import UserError
 
-class RayUnavailable(RuntimeError):
+
+class RayUnavailable(UserError, RuntimeError):
     """Ray is not installed or the cluster cannot be reached; the message is one line."""
 
 

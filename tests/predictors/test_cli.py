@@ -145,4 +145,4 @@ def test_mounted_under_agentchaos_predict(tmp_path: Path, capsys: pytest.Capture
 
     assert run_app(main_app, "agentchaos", ["predict", "train", str(tmp_path / "none.duckdb")]) == 1
     err = capsys.readouterr().err
-    assert "no such trace store" in err and err.count("\n") == 1
+    assert "no such file" in err and err.count("\n") == 1

@@ -71,7 +71,7 @@ def test_command_errors_are_one_line(store: Path, tmp_path: Path) -> None:
     bad_set = runner.invoke(app, ["features", str(store), "--features", "nope"])
     assert bad_set.exit_code == 2 and "unknown feature set" in bad_set.output
     missing = runner.invoke(app, ["features", str(tmp_path / "none.duckdb")])
-    assert missing.exit_code == 1 and "no such trace store" in missing.output
+    assert missing.exit_code == 1 and "no such file" in missing.output
     junk = tmp_path / "junk.duckdb"
     junk.write_text("not a database")
     broken = runner.invoke(app, ["features", str(junk), "--out", str(tmp_path / "x.parquet")])

@@ -7,7 +7,7 @@ from typing import Any
 
 from agentchaos_otel.campaign.agents import AgentOptions, AgentSetup, count_tasks
 from agentchaos_otel.campaign.runner import EpisodeSpec
-from agentchaos_otel.errors import usage_error
+from agentchaos_otel.errors import UsageError
 from agentchaos_otel.plans.schedule import TOOL_CONDITIONS
 
 
@@ -29,7 +29,7 @@ def bfcl_agent(tasks: str, seed: int = 0, conditions: list[str] | None = None,
     ids = every if tasks == "all" else (every[:count_tasks(tasks)] if tasks.isdigit() else resolve_task_ids(tasks))
     unknown = sorted(set(ids) - set(every))
     if unknown:
-        raise usage_error(f"unknown BFCL task id(s): {', '.join(unknown[:5])}")
+        raise UsageError(f"unknown BFCL task id(s): {', '.join(unknown[:5])}")
 
     def make(client: Any, model: str) -> Callable[[EpisodeSpec], Any]:
         from agentchaos_otel.campaign.guarded import GuardedClients, idempotency_factory, split_label

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from agentchaos_otel.errors import UserError
+
 BASE_CATEGORY = "multi_turn_base"
 VERSION_PREFIX = "BFCL_v4"
 # What BFCL's FC handler says as the user turn in which held-out functions are added.
@@ -37,7 +39,7 @@ GORILLA_TO_OPENAPI: dict[str, str] = {
 }
 
 
-class BfclUnavailable(RuntimeError):
+class BfclUnavailable(UserError, RuntimeError):
     """The ``bfcl-eval`` package (data files, API classes, checker) is not installed."""
 
 

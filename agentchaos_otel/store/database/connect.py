@@ -25,6 +25,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from agentchaos_otel.errors import no_such_file
 from agentchaos_otel.gil_handoff import hand_off
 from agentchaos_otel.store.database import schema, template
 from agentchaos_otel.store.database.columns import SpanBatch
@@ -176,7 +177,7 @@ def connect(path: str | os.PathLike[str], read_only: bool = True, *,
         p = str(Path(p) / parquet.DERIVED_DB)  # derived tables of a dataset live beside it
     if read_only:
         if not Path(p).exists():
-            raise StoreError(f"{p}: no such trace store")
+            raise StoreError(no_such_file(p))
         if Path(p).is_file() and Path(p).stat().st_size == 0:
             raise StoreError(f"{p}: empty database, no spans have been exported to it yet")
         conn = _open(p, True, timeout_s)

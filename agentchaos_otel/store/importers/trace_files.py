@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentchaos_otel.content_encoding import TooLarge, bounded_decompress
+from agentchaos_otel.errors import no_such_file
 from agentchaos_otel.store.database.connect import StoreError, connect
 from agentchaos_otel.store.exporter import insert_rows
 from agentchaos_otel.store.importers import openinference, otlp_files, trajectories
@@ -59,7 +60,7 @@ def expand(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
         elif p.is_file():
             out.append(p)
         else:
-            raise TraceImportError(f"{p}: no such file or directory")
+            raise TraceImportError(no_such_file(p))
     return out
 
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from agentchaos_otel import attributes as A
 from agentchaos_otel.agents.bfcl import bfcl_available
 from agentchaos_otel.campaign.runner import campaign_runs
-from agentchaos_otel.cli.campaign import app, parse_conditions, parse_seeds, parse_subtasks, report_app
+from agentchaos_otel.cli.campaign import app, parse_conditions, parse_seeds, parse_subtasks
 from agentchaos_otel.faults.catalog import agentchaos_names
 from agentchaos_otel.plans.schedule import ONCE_CONDITIONS
 
@@ -19,11 +19,10 @@ runner = CliRunner()
 
 
 def mounted() -> typer.Typer:
-    """The campaign and report apps as the ``agentchaos`` command mounts them."""
-    parent = typer.Typer()
-    parent.add_typer(app, name="campaign")
-    parent.add_typer(report_app, name="report")
-    return parent
+    """The ``agentchaos`` command, which mounts the campaign app and the report command."""
+    from agentchaos_otel.cli.main import app as agentchaos
+
+    return agentchaos
 
 
 def test_reference_campaign_then_report_end_to_end(tmp_path: Path) -> None:
@@ -75,7 +74,7 @@ def test_reference_campaign_then_report_end_to_end(tmp_path: Path) -> None:
     (["campaign", "run", "--perfect", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"],
      "--perfect applies to the simulated model only"),
     (["campaign", "runs", "/nonexistent/traces.duckdb"], "no such file"),
-    (["report", "/nonexistent/traces.duckdb"], "no such trace file"),
+    (["report", "/nonexistent/traces.duckdb"], "no such file"),
 ])
 def test_bad_arguments_give_one_line_and_nonzero_exit(args: list[str], message: str, tmp_path: Path) -> None:
     if args[:2] == ["campaign", "run"]:

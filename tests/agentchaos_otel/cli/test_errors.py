@@ -110,10 +110,10 @@ FAILURES = [
     (("agentchaos", "diagnose", "{missing}"), "no such file"),
     (("diagnose", "{missing}"), "no such file"),
     (("diagnose", "{foreign}"), "foreign.duckdb"),
-    (("agentchaos", "predict", "train", "{missing}"), "no such trace store"),
+    (("agentchaos", "predict", "train", "{missing}"), "no such file"),
     (("agentchaos", "predict", "evaluate", "{junk}"), "junk.duckdb"),
     (("agentchaos", "campaign", "runs", "{missing}"), "no such file"),
-    (("agentchaos", "report", "{missing}"), "no such trace file"),
+    (("agentchaos", "report", "{missing}"), "no such file"),
     (("agentchaos", "report", "{foreign}"), "foreign.duckdb"),
     (("agentchaos", "sim", "serve", "--port", "{port}", "--seconds", "0"), "cannot listen"),
 ]

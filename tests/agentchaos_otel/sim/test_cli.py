@@ -117,7 +117,7 @@ def test_same_seed_gives_the_same_reply_across_server_processes(tmp_path: Path) 
 def test_unknown_policy_is_refused_with_the_available_ones() -> None:
     result = runner.invoke(app, ["serve", "--port", "0", "--seconds", "0", "--policy", "gpt-4o"])
     assert result.exit_code != 0
-    assert "unknown policy 'gpt-4o'" in result.output and "available: reference" in result.output
+    assert "unknown policy 'gpt-4o'" in result.output and "choose one of reference" in result.output
     assert BANNER not in result.output
 
 
@@ -161,4 +161,4 @@ def test_mounted_under_the_main_command() -> None:
     bad = runner.invoke(main_app, ["sim", "serve", "--policy", "nope"])
     assert bad.exit_code != 0
     lines = [line for line in bad.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and "unknown policy 'nope'; available: reference" in lines[0]
+    assert len(lines) == 1 and "unknown policy 'nope'; choose one of reference" in lines[0]

@@ -127,7 +127,7 @@ def test_foreign_database_refused(tmp_path: Path, setup_sql: str, message: str) 
 
 
 def test_missing_and_empty_files(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="no such trace store"):
+    with pytest.raises(StoreError, match="no such file"):
         connect(tmp_path / "nope.duckdb")
     assert not (tmp_path / "nope.duckdb").exists()
     empty = tmp_path / "empty.duckdb"

@@ -82,7 +82,7 @@ def test_unusable_inputs_give_one_line_errors(tmp_path: Path) -> None:
     bad.write_bytes(b"not a database at all" * 100)
     with pytest.raises(StoreError, match="not a DuckDB database"):
         load_episodes(bad)
-    with pytest.raises(StoreError, match="no such trace store"):
+    with pytest.raises(StoreError, match="no such file"):
         list(iter_episode_chunks(tmp_path / "missing.duckdb"))
 
 

@@ -60,5 +60,5 @@ def test_render_labels_simulated(db: Path) -> None:
 
 
 def test_missing_store(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="no such trace store"):
+    with pytest.raises(StoreError, match="no such file"):
         summarize(tmp_path / "none.duckdb")
