@@ -58,6 +58,16 @@ def is_clean(ep: EpisodeTrace, clean: str = CLEAN) -> bool:
     return (ep.condition or CLEAN) == clean
 
 
+def has_root(ep: EpisodeTrace) -> bool:
+    """The episode's root span was stored: it carries attributes or an outcome.
+
+    A trace whose steps reached the store while its root never ended (the agent was killed
+    mid-episode, or the root is not exported yet) has neither: no condition, no outcome, no
+    simulated label. Counted as an episode of ``none`` it would inflate the clean baseline.
+    """
+    return bool(ep.attributes) or ep.success is not None
+
+
 def condition_of(ep: EpisodeTrace) -> str:
     return ep.condition or CLEAN
 
@@ -660,6 +670,7 @@ class StudyMeasures:
     bursts: dict[str, RunLengths]
     crashes: list[Crash]
     warnings: list[str] = field(default_factory=list)
+    episodes_without_root: int = 0  # traces with steps but no ended root: left out of every measure
     turn_abandonment: dict[str, Rate] = field(default_factory=dict)
     guards: Any = None  # campaign.guard_report.GuardMeasures when guarded conditions were run
     units: dict[str, str] = field(default_factory=lambda: dict(STEP_UNITS))
@@ -683,8 +694,13 @@ class StudyMeasures:
 
 def compute_all(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: int = 0,
                 resamples: int = DEFAULT_RESAMPLES) -> StudyMeasures:
-    episodes = list(episodes)
     notes: list[str] = []
+    everything = list(episodes)
+    episodes = [e for e in everything if has_root(e)]
+    unended = len(everything) - len(episodes)
+    if unended:
+        notes.append(f"{unended} trace(s) have steps but no ended episode root (an agent killed mid-episode, or "
+                     "a root not exported yet): left out of every measure")
     frame = episode_frame(episodes)  # once: every condition-level measure reads it
     conds = condition_summaries(episodes, seed=seed, resamples=resamples, frame=frame)
     if not episodes:
@@ -736,4 +752,5 @@ def compute_all(episodes: Sequence[EpisodeTrace], *, clean: str = CLEAN, seed: i
         retry=retry_rates(study, clean=clean), retry_success=success_by_retry(study, clean=clean),
         abandonment=abandonment(study, clean=clean), turn_abandonment=turn_abandonment(study, clean=clean),
         bursts=burst_run_lengths(episodes), crashes=crashes(episodes), warnings=notes, guards=guards,
+        episodes_without_root=unended,
     )

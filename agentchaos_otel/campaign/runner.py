@@ -109,7 +109,9 @@ def finished_episodes(db: str | Path, *, simulated: bool | None = None) -> set[E
     """Episodes with a recorded outcome (success or error), read from their root spans.
 
     Read from the raw ``spans`` table with the names of ``attributes.py`` (which the
-    ``episodes`` view derives from too), so only root spans that reached the file count: an
+    ``episodes`` view derives from too), and from the rows waiting in the store's spool (a file
+    locked during the last run leaves them there, and this run's first write loads them: run
+    again, they would be counted twice). Only root spans that were stored or spooled count: an
     episode whose spans were lost in a kill is run again. A missing or empty file has nothing.
     With ``simulated`` given, only episodes with that label count: a run against a real model
     must not skip tasks because the simulated model already did them in the same file.
@@ -117,8 +119,9 @@ def finished_episodes(db: str | Path, *, simulated: bool | None = None) -> set[E
     from agentchaos_otel.store.database.connect import StoreError, open_store
 
     path = Path(db)
+    out = _spooled_finished(path, simulated)
     if not path.exists():
-        return set()
+        return out
 
     def attr(key: str) -> str:
         return f"json_extract_string(attributes, '$.\"{key}\"')"
@@ -133,13 +136,36 @@ def finished_episodes(db: str | Path, *, simulated: bool | None = None) -> set[E
                 [A.OP_INVOKE_AGENT] + ([] if simulated is None else [simulated])).fetchall()
     except StoreError as exc:
         if "empty database" in str(exc):
-            return set()
+            return out
         raise
-    out = set()
     for agent, task, cond, seed in rows:
         if task is None or seed is None:
             continue
         out.add((agent or "", task, cond or CLEAN, int(seed)))
+    return out
+
+
+def _spooled_finished(path: Path, simulated: bool | None) -> set[EpisodeKey]:
+    """``finished_episodes`` of the root spans waiting in the spool."""
+    from agentchaos_otel.store.read.spooled import spooled_rows
+
+    out: set[EpisodeKey] = set()
+    for row in spooled_rows(path, needle=A.OP_INVOKE_AGENT):
+        try:
+            attrs = json.loads(row.get("attributes") or "{}")
+        except (TypeError, ValueError):
+            continue
+        if not isinstance(attrs, dict) or attrs.get(A.GEN_AI_OPERATION_NAME) != A.OP_INVOKE_AGENT:
+            continue
+        if attrs.get(A.EPISODE_SUCCESS) is None and attrs.get(A.EPISODE_ERROR) is None:
+            continue
+        if simulated is not None and (attrs.get(A.SIMULATED) is True) != simulated:
+            continue
+        task, seed = attrs.get(A.TASK_ID), attrs.get(A.SEED)
+        if task is None or seed is None:
+            continue
+        out.add((str(attrs.get(A.GEN_AI_AGENT_NAME) or ""), str(task), str(attrs.get(A.CONDITION) or CLEAN),
+                 int(seed)))
     return out
 
 

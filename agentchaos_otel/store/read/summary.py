@@ -7,39 +7,17 @@ model are counted and flagged so a summary of simulated runs is never mistaken f
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from agentchaos_otel.store.database import schema
 from agentchaos_otel.store.database.connect import StoreError, open_store, read_version
-from agentchaos_otel.store.durability.spool import Spool
+from agentchaos_otel.store.read.spooled import waiting_in_spool
 
 
 def _rate(succeeded: int, known: int) -> float | None:
     return succeeded / known if known else None
-
-
-def waiting_in_spool(path: str | os.PathLike[str]) -> tuple[int, int]:
-    """(spans waiting in the spool, spans the database refused) next to a store, without locking it.
-
-    A read-only open never loads the spool (only a writer does), so a summary says how many spans
-    exist beyond the ones it counted.
-    """
-    sp = Spool(path)
-
-    def lines(*paths: Path) -> int:
-        n = 0
-        for p in paths:
-            try:
-                with open(p, "rb") as f:
-                    n += sum(1 for line in f if line.strip())
-            except FileNotFoundError:
-                pass
-        return n
-
-    return lines(sp.path, *sp.loading_files()), lines(sp.rejected_path)
 
 
 def summarize(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -300,7 +300,7 @@ def test_a_failed_claim_puts_its_rows_back_beside_new_ones(tmp_path: Path) -> No
 
 def test_rows_a_dead_process_was_loading_are_claimed_and_counted(tmp_path: Path) -> None:
     """A process killed between taking the spool and storing it leaves a loading file: nothing is lost."""
-    from agentchaos_otel.store.read.summary import waiting_in_spool
+    from agentchaos_otel.store.read.spooled import waiting_in_spool
 
     db = tmp_path / "t.duckdb"
     child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
