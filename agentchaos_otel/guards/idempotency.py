@@ -19,7 +19,10 @@ the suppression is recorded on an ``execute_tool`` span of its own. A call that 
 may always be repeated; so may any call of a tool declared idempotent.
 
 Tools are declared with the ``idempotent`` / ``not_idempotent`` decorators, a set of idempotent
-names, or a callable ``(name, arguments) -> bool``; undeclared tools count as not idempotent.
+names, a mapping name -> bool, or a callable ``(name, arguments) -> bool`` (None: no opinion).
+Tools that describe themselves (MCP's ``readOnlyHint`` / ``idempotentHint`` / ``destructiveHint``
+annotations) are declared from that description with ``declare``; the user's own declaration
+wins over it. Undeclared tools count as not idempotent.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import copy
 import functools
 import inspect
 import threading
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,14 +91,19 @@ class _Entry:
 class IdempotencyGuard:
     """One per episode (it remembers the episode's calls). See the module docstring for the rule.
 
-    ``idempotent``: None (decorators only), a collection of idempotent tool names, or a callable
-    ``(name, arguments) -> bool``. ``window``: how many tool calls later an identical repeat is
-    still suppressed. ``reply``: ``first_result`` or ``already_applied``. ``is_error``: what
-    counts as an error-looking result (default ``looks_like_error``).
+    ``idempotent``: None (decorators only), a collection of idempotent tool names, a mapping
+    name -> bool, or a callable ``(name, arguments) -> bool | None``. ``window``: how many tool
+    calls later an identical repeat is still suppressed. ``reply``: ``first_result`` or
+    ``already_applied``. ``is_error``: what counts as an error-looking result (default
+    ``looks_like_error``). ``observe``: the value the agent reads from a result (for tools whose
+    results are envelopes, such as MCP's ``CallToolResult``), used for the signals of a
+    suppression's span.
     """
 
-    def __init__(self, idempotent: Collection[str] | Callable[[str, Mapping[str, Any]], bool] | None = None, *,
+    def __init__(self, idempotent: Collection[str] | Mapping[str, bool]
+                 | Callable[[str, Mapping[str, Any]], bool | None] | None = None, *,
                  window: int = 3, reply: str = FIRST_RESULT, is_error: Callable[[Any], bool] = looks_like_error,
+                 observe: Callable[[Any], Any] | None = None,
                  tracer_provider: TracerProvider | None = None) -> None:
         if reply not in (FIRST_RESULT, ALREADY_APPLIED):
             raise ValueError(f"reply must be {FIRST_RESULT!r} or {ALREADY_APPLIED!r}, got {reply!r}")
@@ -105,6 +113,8 @@ class IdempotencyGuard:
         self.window = window
         self.reply = reply
         self.is_error = is_error
+        self.observe = observe
+        self._described: dict[str, bool] = {}  # from the tools' own description (``declare``)
         self._tracer_provider = tracer_provider
         self._lock = threading.Lock()
         self._ledger: dict[tuple[str, str], _Entry] = {}
@@ -115,16 +125,27 @@ class IdempotencyGuard:
 
     # -- declarations ------------------------------------------------------------------------
     def is_idempotent(self, name: str, arguments: Mapping[str, Any] | None = None) -> bool:
+        """The decorator mark, else the user's declaration, else the tool's own description, else False."""
         fn = self._raw.get(name)
         mark = getattr(fn, _MARK, None) if fn is not None else None
         if isinstance(mark, bool):
             return mark
         declared = self._declared
-        if declared is None:
-            return False
-        if callable(declared):
-            return bool(declared(name, dict(arguments or {})))
-        return name in declared
+        if isinstance(declared, Mapping):
+            said = declared.get(name)
+        elif callable(declared):
+            said = declared(name, dict(arguments or {}))
+        elif declared is not None and name in declared:
+            said = True
+        else:
+            said = None
+        if said is not None:
+            return bool(said)
+        return self._described.get(name, False)
+
+    def declare(self, name: str, idempotent: bool) -> None:
+        """What a tool says of itself (e.g. its MCP annotations); a declaration of the user's wins."""
+        self._described[name] = bool(idempotent)
 
     # -- wrapping ------------------------------------------------------------------------------
     def wrap(self, tools: Any, injector: Any = None) -> Any:
@@ -161,18 +182,22 @@ class IdempotencyGuard:
             return type(tools)(self._execution_layer(fn, _name(fn)) for fn in tools)
         return self._execution_layer(tools, _name(tools))
 
+    def record_execution(self, name: str, result: Any) -> Any:
+        """The execution layer: what one execution of ``name`` really returned (before any fault)."""
+        slot = _SLOT.get()
+        if slot is not None:
+            slot.append(result)
+        try:
+            trace.get_current_span().set_attribute(A.GUARD_IDEMPOTENT, self.is_idempotent(name))
+        except Exception:
+            pass
+        return result
+
     def _execution_layer(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         self._raw[name] = fn
 
         def note(result: Any) -> Any:
-            slot = _SLOT.get()
-            if slot is not None:
-                slot.append(result)
-            try:
-                trace.get_current_span().set_attribute(A.GUARD_IDEMPOTENT, self.is_idempotent(name))
-            except Exception:
-                pass
-            return result
+            return self.record_execution(name, result)
 
         if inspect.iscoroutinefunction(fn):
             @functools.wraps(fn)
@@ -223,6 +248,24 @@ class IdempotencyGuard:
         token = _SLOT.set(slot)
         try:
             result = run()
+        except Exception as exc:
+            self._after(name, arguments, slot, exc)
+            raise
+        finally:
+            _SLOT.reset(token)
+        self._after(name, arguments, slot, result)
+        return result
+
+    async def acall(self, name: str, arguments: Mapping[str, Any], run: Callable[[], Awaitable[Any]], *,
+                    call_id: str | None = None) -> Any:
+        """``call`` for a coroutine: ``await run()`` unless the call must be suppressed."""
+        reply = self._before(name, arguments, call_id)
+        if reply is not None:
+            return reply[0]
+        slot: list[Any] = []
+        token = _SLOT.set(slot)
+        try:
+            result = await run()
         except Exception as exc:
             self._after(name, arguments, slot, exc)
             raise
@@ -285,7 +328,8 @@ class IdempotencyGuard:
                 attrs[A.GEN_AI_TOOL_CALL_ID] = str(call_id)
             attrs.update(tool_signals.call_signals({k: v for k, v in arguments.items() if k != CALL_ID_KWARG}))
             with tracer.start_as_current_span(A.tool_span_name(name), kind=SpanKind.INTERNAL, attributes=attrs) as span:
-                span.set_attributes(tool_signals.tool_result_signals(reply))
+                span.set_attributes(tool_signals.tool_result_signals(
+                    self.observe(reply) if self.observe is not None else reply))
                 span.add_event(A.EVENT_GUARD_SUPPRESSED, {A.GUARD_SUPPRESSED_OF: first_seq, A.GUARD_REPLY: self.reply})
         except Exception:  # fail open
             pass

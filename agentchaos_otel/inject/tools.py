@@ -248,6 +248,33 @@ class ToolFaultInjector:
             pass
         return attrs
 
+    # -- calls made outside ``wrap`` (MCP tool calls: agentchaos_otel/mcp) -----------------------
+    def next_call(self, span: Span) -> tuple[int, str | None]:
+        """Count one tool call and decide its fault, exactly as for a wrapped tool's call."""
+        return self._decide(span)
+
+    def mutation_rng(self, index: int) -> random.Random:
+        """The random stream the content-carrying kinds draw from for tool call ``index``."""
+        return random.Random(derive_seed(self._mutate_seed, index))
+
+    def transform(self, index: int, change: Callable[[random.Random, EpisodeToolState], Any]) -> Any:
+        """``change(rng, renames)`` with call ``index``'s stream and the episode's key renames (shared, locked)."""
+        rng = self.mutation_rng(index)
+        with self._lock:
+            return change(rng, self.state)
+
+    def call_attributes(self, index: int, kind: str | None) -> dict[str, Any]:
+        """What every tool span of this injector carries about its call, faulted or not."""
+        return {A.TOOL_CALL_INDEX: index, A.FAULT_INJECTED: kind is not None,
+                A.FAULT_STRATEGY: self.condition, A.FAULT_EXPERIMENT: self.experiment}
+
+    def log_firing(self, record: dict[str, Any], *, fault: str | None = None, target: str = A.TARGET_TOOL_RESULT,
+                   fault_type: str | None = None) -> None:
+        """Keep a firing in the injector's log and mirror it into the episode's, beside the LLM faults."""
+        with self._lock:
+            self.fault_log.append(record)
+        self._log_to_episode(record, fault=fault, target=target, fault_type=fault_type)
+
     def _decide(self, span: Span) -> tuple[int, str | None]:
         with self._lock:
             index = self.calls
@@ -306,6 +333,7 @@ class ToolFaultInjector:
                                      A.FAULT_STRATEGY: self.condition, A.FAULT_EXPERIMENT: self.experiment}
             if kind is not None:
                 attrs[A.FAULT_SKIPPED] = f"tool raised; {kind} not applied"
+            attrs.update(tool_signals.exception_signals(exc))
             span.set_attributes(attrs)
         except Exception:  # fail open
             pass
@@ -330,9 +358,7 @@ class ToolFaultInjector:
             if record is not None:
                 span.add_event(A.EVENT_FAULT_APPLIED, {A.FAULT_TYPE: str(kind),
                                                        A.FAULT_CHANGED: record["changed"]})
-                with self._lock:
-                    self.fault_log.append(record)
-                self._log_to_episode(record)
+                self.log_firing(record)
         except Exception as exc:  # fail open
             _skip(span, f"annotation failed: {type(exc).__name__}: {exc}", kind)
         return shown
@@ -343,15 +369,12 @@ class ToolFaultInjector:
         before_text = tool_signals.result_text(result)
         before = signals.digest(before_text)
         shown = result
-        if kind is not None:
-            rng = random.Random(derive_seed(self._mutate_seed, index))
-            with self._lock:  # key renames are shared episode state
-                shown = apply_tool_fault(kind, result, rng=rng, state=self.state)
+        if kind is not None:  # key renames are shared episode state
+            shown = self.transform(index, lambda rng, renames: apply_tool_fault(kind, result, rng=rng, state=renames))
         after_text = tool_signals.result_text(shown) if kind is not None else before_text
         after = signals.digest(after_text)
         changed = before != after
-        attrs: dict[str, Any] = {A.TOOL_CALL_INDEX: index, A.FAULT_INJECTED: kind is not None,
-                                 A.FAULT_STRATEGY: self.condition, A.FAULT_EXPERIMENT: self.experiment}
+        attrs: dict[str, Any] = self.call_attributes(index, kind)
         record: dict[str, Any] | None = None
         if kind is not None:
             attrs.update({A.FAULT_TYPE: kind, A.FAULT_TARGET: A.TARGET_TOOL_RESULT, A.FAULT_CHANGED: changed,
@@ -381,15 +404,16 @@ class ToolFaultInjector:
         except Exception:  # fail open
             pass
 
-    def _log_to_episode(self, record: dict[str, Any]) -> None:
+    def _log_to_episode(self, record: dict[str, Any], *, fault: str | None = None,
+                        target: str = A.TARGET_TOOL_RESULT, fault_type: str | None = None) -> None:
         """Mirror the firing into the bound episode's log, beside the LLM-side faults."""
         ep = _current_episode() or self._episode
         if ep is None:
             return
         try:
             ep.log(FaultRecord(call=record["step"], step=record["episode_step"],
-                                 fault=f"tool_{record['kind']}", fault_type=record["kind"],
-                                 target=A.TARGET_TOOL_RESULT, strategy=self.condition,
+                                 fault=fault or f"tool_{record['kind']}", fault_type=fault_type or record["kind"],
+                                 target=target, strategy=self.condition,
                                  changed=record["changed"], digest_before=record["digest_before"],
                                  digest_after=record["digest_after"], detail=record["tool"]))
         except Exception:  # fail open
