@@ -38,8 +38,9 @@ MODES = ("episode", "zero-code", "own-tracing", "early")
 
 
 # The framework's own OTel instrumentor, which ``opentelemetry-instrument`` loads when installed.
-AUTO_INSTRUMENTOR = {"langgraph": "openinference.instrumentation.langchain",
-                     "openai-agents": "openinference.instrumentation.openai_agents"}
+# (The Agents SDK's traces reach OTel only through a trace processor; its agent here switches the
+# SDK's tracing off unless asked, so under zero-code it writes no tool span.)
+AUTO_INSTRUMENTOR = {"langgraph": "openinference.instrumentation.langchain"}
 
 
 def traces_tools(framework: str, mode: str) -> bool:
