@@ -22,6 +22,7 @@ import typer
 from agentchaos_otel.cli.app import Group, choice, typer_app
 from agentchaos_otel.cli.choices import Executor
 from agentchaos_otel.cli.errors import entry
+from agentchaos_otel.cli.notes import note_spooled
 from agentchaos_otel.errors import UsageError, UserError
 from diagnosers.base import CONFIDENCE_MIN
 
@@ -133,6 +134,7 @@ def _score(file: Path, diagnoser: Diagnoser, method: Method, *, truth: Path | No
     from diagnosers.truth import read_labels, resolve
 
     episodes = load(file, tasks=tasks, conditions=conditions, trace_ids=trace_ids)
+    note_spooled(file)
     simulated = _simulated(episodes)
     methods: list[Diagnoser] = [diagnoser]
     if method != Method.text:
@@ -226,6 +228,7 @@ def run(
                             executor=executor.value, ray_address=ray_address, min_confidence=min_confidence,
                             workers=processes_per_core() if workers is None else workers)
     diagnoses, simulated = result.diagnoses, result.simulated
+    note_spooled(file)
     if write and diagnoses:
         write_diagnoses(file, diagnoses)
     shown = diagnoses[:limit] if limit else diagnoses
@@ -304,6 +307,7 @@ def train_cmd(
     from diagnosers.truth import read_labels, resolve
 
     episodes = load(file)
+    note_spooled(file)
     truths = resolve(episodes, read_labels(truth), source=str(truth)) if truth is not None else None
     train_eps, test_eps = split_by_task(episodes, test_fraction, seed)
     labelled = (any(ep.triggered for ep in train_eps) if truths is None

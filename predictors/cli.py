@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from agentchaos_otel.cli.app import choice, typer_app
+from agentchaos_otel.cli.notes import note_spooled
 from agentchaos_otel.errors import no_such_file
 from agentchaos_otel.terminal import printable
 
@@ -59,6 +60,7 @@ def _load(db: Path) -> list[EpisodeTrace]:
     if not db.exists():
         raise PredictorDataError(no_such_file(db))
     episodes = load_episodes(db, blind=True, step_keys=STEP_KEYS)
+    note_spooled(db)
     if not episodes:
         raise PredictorDataError(f"{db}: no episodes stored")
     return episodes
@@ -121,6 +123,7 @@ def features_cmd(
     if not db.exists():
         raise PredictorDataError(no_such_file(db))
     written = write_store_features(db, out, features, workers=processes_per_core() if workers is None else workers)
+    note_spooled(db)
     if not written.episodes:
         raise PredictorDataError(f"{db}: no episodes stored")
     label = " (SIMULATED corpus: the 'simulated' column says which episodes)" if written.simulated else ""

@@ -187,14 +187,13 @@ def run_cmd(
                                                                 "--workers threads run inside each.")] = None,
 ) -> None:
     """Run a campaign; episodes already in the trace file are skipped, so re-running resumes."""
-    from rich.console import Console
-
     from agentchaos_otel.campaign.agents import AgentOptions, load_agent
     from agentchaos_otel.campaign.guarded import expand_conditions, parse_guards
     from agentchaos_otel.campaign.runner import CampaignConfig, finished_episodes
     from agentchaos_otel.campaign.sanity import run_sanity
+    from agentchaos_otel.terminal import data_console
 
-    console = Console(stderr=True)
+    console = data_console(stderr=True)
     factory = load_agent(agent)
     seed_list = parse_seeds(seeds)
     conds = parse_conditions(conditions)

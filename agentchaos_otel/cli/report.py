@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from agentchaos_otel.cli.notes import note_spooled
+
 
 def report_cmd(
     db: Annotated[Path, typer.Argument(help="A traces.duckdb file (or a directory of Parquet spans).",
@@ -38,6 +40,7 @@ def report_cmd(
 
     corpus = R.load_corpus(db)
     measures = R.build(corpus, seed=seed, resamples=resamples, clean=clean or CLEAN)
+    note_spooled(db)
     page = None
     if html is not None:
         from agentchaos_otel.campaign.html import write_html

@@ -16,11 +16,7 @@ import errno
 import ipaddress
 import json
 import os
-import signal
-import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -28,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from agentchaos_otel.cli.app import choice, typer_app
+from agentchaos_otel.cli.waiting import wait_for_stop
 from agentchaos_otel.errors import UserError
 
 if TYPE_CHECKING:
@@ -36,8 +33,6 @@ if TYPE_CHECKING:
 app = typer_app(help="Run the bundled SIMULATED model server (not a real LLM).")
 
 BANNER = "SIMULATED model (not a real LLM)"
-# How often the wait loop wakes: Ctrl-C is noticed between waits on every platform.
-_TICK_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
@@ -94,32 +89,6 @@ def _write_ready_file(path: Path, info: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-@contextmanager
-def _sigterm_stops(stop: threading.Event) -> Iterator[None]:
-    """Let ``kill`` stop the server as cleanly as Ctrl-C (only possible from the main thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _wait(stop: threading.Event, seconds: float | None) -> str:
-    deadline = None if seconds is None else time.monotonic() + seconds
-    try:
-        while not stop.is_set():
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                return "time limit reached"
-            stop.wait(_TICK_SECONDS if remaining is None else min(_TICK_SECONDS, remaining))
-    except KeyboardInterrupt:
-        return "interrupted"
-    return "terminated"
-
-
 @app.command("serve")
 def serve(
     port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port; 0 picks a free one (the banner and "
@@ -148,7 +117,6 @@ def serve(
     except OSError as exc:
         hint = " (another process has it; --port 0 picks a free one)" if exc.errno == errno.EADDRINUSE else ""
         raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}") from None
-    stop = threading.Event()
     try:
         model = server.model_ids()[0]
         info = {"base_url": server.base_url, "model": model, "port": server.port, "host": host,
@@ -165,8 +133,7 @@ def serve(
         typer.echo(f"  try:      OPENAI_BASE_URL={server.base_url} OPENAI_API_KEY=sk-simulated <your agent>")
         if ready_file is not None:
             _write_ready_file(ready_file, info)
-        with _sigterm_stops(stop):
-            why = _wait(stop, seconds)
+        why = wait_for_stop(seconds)
     finally:
         server.stop()
         if ready_file is not None:

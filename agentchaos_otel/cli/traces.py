@@ -16,14 +16,16 @@ import typer
 
 from agentchaos_otel.cli.app import choice, typer_app
 from agentchaos_otel.cli.choices import DiagnoseMode, Format, Protocol
+from agentchaos_otel.cli.notes import note_spooled
+from agentchaos_otel.cli.waiting import wait_for_stop
 from agentchaos_otel.errors import UsageError, no_such_file
 
 app = typer_app(help="Inspect, import, export and receive traces.duckdb files.")
 
 DbArg = Annotated[Path, typer.Argument(help="A traces.duckdb file.", show_default=False)]
 DbOpt = Annotated[Path, typer.Option("--db", help="Trace file (created if missing).")]
-SecondsOpt = Annotated[float | None, typer.Option(help="Stop after this many seconds (default: until "
-                                                       "Ctrl-C).")]
+SecondsOpt = Annotated[float | None, typer.Option(help="Stop after this many seconds (default: until Ctrl-C "
+                                                       "or SIGTERM).")]
 
 
 @app.command("summary")
@@ -39,6 +41,7 @@ def summary_cmd(
     if not db.exists():
         raise FileNotFoundError(no_such_file(db))
     summary = summarize(str(db))
+    note_spooled(db)
     if as_json:
         typer.echo(json.dumps(summary, indent=2, default=str))
     else:
@@ -76,6 +79,7 @@ def sql_cmd(
             rows = cur.fetchmany(max_rows) if max_rows else cur.fetchall()
         except duckdb.Error as exc:
             raise StoreError(f"query failed: {' '.join(str(exc).split())[:300]}") from None
+    note_spooled(db)
     if as_json:
         typer.echo(json.dumps([dict(zip(cols, r, strict=True)) for r in rows], indent=2, default=str))
     elif as_csv:
@@ -179,9 +183,10 @@ def receive_cmd(
                                                           "senders get 503 with Retry-After (default: "
                                                           "AGENTCHAOS_RECEIVER_QUEUE or 64).")] = None,
 ) -> None:
-    """Receive OTLP/HTTP traces from any agent on loopback and store them in DuckDB (or Parquet)."""
-    import time
+    """Receive OTLP/HTTP traces from any agent on loopback and store them in DuckDB (or Parquet).
 
+    Ctrl-C or SIGTERM stops it cleanly: accepted spans are in the store before it exits.
+    """
     from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
     from agentchaos_otel.store.receivers.parse_workers import default_workers
     from agentchaos_otel.terminal import data_console
@@ -195,13 +200,10 @@ def receive_cmd(
     with OTLPReceiver(str(db), port=port, sink=sink, queue_size=queue,
                       workers=default_workers() if workers is None else workers) as receiver:
         console.print(f"listening: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {parquet or db}")
-        deadline = None if seconds is None else time.monotonic() + seconds
-        try:
-            while deadline is None or time.monotonic() < deadline:
-                time.sleep(0.2)
-        except KeyboardInterrupt:
-            pass
-        console.print(f"received {receiver.received} spans")
+        why = wait_for_stop(seconds)
+    # Out of the block: the queue is drained and the journal loaded into the store by now.
+    console.print(f"received {receiver.received} spans; stopped ({why})")
+    note_spooled(db if parquet is None else None)
 
 
 @app.command("receive-grpc")
@@ -212,7 +214,6 @@ def receive_grpc_cmd(
 ) -> None:
     """Receive OTLP/gRPC traces from any agent on loopback and store them in DuckDB."""
     import os
-    import time
 
     os.environ.setdefault("GRPC_VERBOSITY", "NONE")  # a busy port is our one-line error, not gRPC's log
 
@@ -223,10 +224,6 @@ def receive_grpc_cmd(
     with OTLPGrpcReceiver(str(db), port=port) as receiver:
         console.print(f"listening: OTEL_EXPORTER_OTLP_PROTOCOL=grpc "
                       f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {db}")
-        deadline = None if seconds is None else time.monotonic() + seconds
-        try:
-            while deadline is None or time.monotonic() < deadline:
-                time.sleep(0.2)
-        except KeyboardInterrupt:
-            pass
-        console.print(f"received {receiver.received} spans")
+        why = wait_for_stop(seconds)
+    console.print(f"received {receiver.received} spans; stopped ({why})")
+    note_spooled(db)
