@@ -59,6 +59,10 @@ TASK_ID = "agentchaos.task.id"
 CONDITION = "agentchaos.condition"
 SEED = "agentchaos.seed"
 EPISODE_SUCCESS = "agentchaos.episode.success"
+# Marks the root span of an episode (ours, or an application root under zero-code): its role is
+# 'agent' whatever other instrumentations write on it (LiteLLM's callback writes
+# gen_ai.operation.name=chat onto the current span).
+EPISODE_ROOT = "agentchaos.episode.root"
 EPISODE_ERROR = "agentchaos.episode.error"
 SIMULATED = "agentchaos.simulated"
 # Columns of a stored span that were repaired at the store boundary (invalid code points replaced
@@ -137,6 +141,8 @@ EVENT_INJECTOR_SKIP = "agentchaos.injector.skipped"
 # Zero-code: why the AGENTCHAOS_* settings were refused (the application then runs without faults).
 INJECTOR_REFUSED = "agentchaos.injector.refused"
 EVENT_FAULT_APPLIED = "agentchaos.fault.applied"
+# A scheduled response fault that did not fire on a call, with why (``SKIP_REASON``).
+EVENT_FAULT_NOT_FIRED = "agentchaos.fault.not_fired"
 EVENT_ANNOTATOR_ERROR = "agentchaos.annotator.error"
 EVENT_FAILURE_PREDICTED = "failure_predicted"
 SKIP_REASON = "agentchaos.skip.reason"
@@ -318,4 +324,48 @@ RESPONSE_CHOICE_COUNT = "agentchaos.response.choice_count"  # -1: no `choices` m
 RESPONSE_MESSAGE_NULL = "agentchaos.response.message_null"  # choices[0].message is null
 RESPONSE_ERROR_CODE = "agentchaos.response.error_code"  # provider error code/type of an error body
 RESPONSE_REFUSAL = "agentchaos.response.refusal"  # choices[0].message.refusal is set
-TOOL_RESULT_FAILURE = "agentchaos.tool.result_failure"  # rate_limit/timeout/connection/server/client
+TOOL_RESULT_FAILURE = "agentchaos.tool.result_failure"  # what a failed or partial result means (vocabulary)
+# What a result, reply or response reports about itself, read with the published error vocabulary
+# (agentchaos_otel/vocabulary) at span time, so a diagnosis rests on the same meaning whether
+# message content is captured or not. Meanings: rate_limit, content_filter, timeout, connection,
+# auth, not_found, invalid_request, length, partial, error. Evidence: "<form> <row>", the shape the
+# failure was recognised by and the published code it rests on ("error_member grpc:DEADLINE_EXCEEDED").
+TOOL_RESULT_FAILURE_EVIDENCE = "agentchaos.tool.result_failure_evidence"
+RESPONSE_FAILURE = "agentchaos.response.failure"  # a 2xx body's error member or block, or an error body's meaning
+RESPONSE_FAILURE_EVIDENCE = "agentchaos.response.failure_evidence"
+RESPONSE_CONTENT_FAILURE = "agentchaos.response.content_failure"  # the reply text (or JSON) is an error report
+RESPONSE_CONTENT_FAILURE_EVIDENCE = "agentchaos.response.content_failure_evidence"
+# String argument values that the conversation contains only as the start of a longer word
+# ("Lis" for "Lisbon"): values cut short on the way, not invented ones.
+RESPONSE_TOOL_ARGS_CUT_VALUES = "agentchaos.response.tool_args_cut_values"
+
+# --- MCP (OTel MCP semantic conventions; agentchaos_otel/mcp) ----------------------------------
+MCP_METHOD_NAME = "mcp.method.name"
+MCP_SESSION_ID = "mcp.session.id"
+MCP_PROTOCOL_VERSION = "mcp.protocol.version"
+MCP_RESOURCE_URI = "mcp.resource.uri"
+GEN_AI_PROMPT_NAME = "gen_ai.prompt.name"
+JSONRPC_REQUEST_ID = "jsonrpc.request.id"
+RPC_RESPONSE_STATUS_CODE = "rpc.response.status_code"
+NETWORK_TRANSPORT = "network.transport"
+NETWORK_PROTOCOL_NAME = "network.protocol.name"
+MCP_TOOLS_CALL = "tools/call"
+MCP_TOOLS_LIST = "tools/list"
+MCP_INITIALIZE = "initialize"
+MCP_PROMPTS_GET = "prompts/get"
+TRANSPORT_PIPE = "pipe"  # stdio
+TRANSPORT_TCP = "tcp"  # Streamable HTTP, SSE
+ERROR_TYPE_TOOL_ERROR = "tool_error"  # error.type of a CallToolResult with isError set
+# The tool's own annotations from tools/list, as the server declared them (only those it declared).
+MCP_TOOL_READ_ONLY = "agentchaos.mcp.tool.read_only"
+MCP_TOOL_DESTRUCTIVE = "agentchaos.mcp.tool.destructive"
+MCP_TOOL_IDEMPOTENT = "agentchaos.mcp.tool.idempotent"
+MCP_TOOL_OPEN_WORLD = "agentchaos.mcp.tool.open_world"
+# agentchaos.fault.target of faults injected at the MCP protocol (JSON-RPC errors, HTTP 429/503,
+# a cut event stream, a stalled stdio server) rather than into the tool's result.
+TARGET_MCP = "mcp"
+
+
+def mcp_span_name(method: str, target: str | None = None) -> str:
+    """``{mcp.method.name} {target}`` (tool or prompt name) as the MCP conventions name client spans."""
+    return f"{method} {target}" if target else method

@@ -3,8 +3,18 @@
 One rule for the span processors and the live predictor, kept identical to the store's
 ``span_roles`` view (``store/schema.py`` writes it in SQL): GenAI operations
 (``gen_ai.operation.name``), OpenInference span kinds (``openinference.span.kind``) and
-OpenLLMetry's ``llm.request.type``. It reads only attributes set when a span starts, which is
-when the processors must decide.
+OpenLLMetry's ``llm.request.type``. A span marked as an episode root (``agentchaos.episode.root``)
+is an agent whatever else it carries: other instrumentations write onto the current span (LiteLLM's
+callback sets ``gen_ai.operation.name=chat`` on it), and an episode must not turn into a step.
+
+The processors decide at span start (``step_kind_at_start``, which also reads the conventions'
+span name ``execute_tool {tool}``, for instrumentations that set their attributes later) and
+again on a span's final attributes; the views always read the final ones.
+
+The server's side of an MCP request (a SERVER span with ``mcp.method.name``, which the ``mcp``
+SDK 2.x marks ``execute_tool`` for tool calls) is the tool running as the server sees it, not a
+step of the agent: the agent's step is the client span (``tools/call {tool}``, ours). The SDK's
+own client span (``MCP send ...``) carries no GenAI operation and is no step either.
 """
 
 from __future__ import annotations
@@ -17,10 +27,17 @@ from agentchaos_otel import attributes as A
 LLM, TOOL, AGENT = "llm", "tool", "agent"
 
 
-def span_role(attributes: Mapping[str, Any] | None) -> str | None:
+def is_server_side(attributes: Mapping[str, Any], span_kind: Any = None) -> bool:
+    """An MCP server's span of a request (``span_kind``: an OTel ``SpanKind`` or its name)."""
+    return A.MCP_METHOD_NAME in attributes and getattr(span_kind, "name", span_kind) == "SERVER"
+
+
+def span_role(attributes: Mapping[str, Any] | None, span_kind: Any = None) -> str | None:
     """'llm', 'tool', 'agent' or None."""
-    if not attributes:
+    if not attributes or is_server_side(attributes, span_kind):
         return None
+    if attributes.get(A.EPISODE_ROOT):
+        return AGENT
     op = attributes.get(A.GEN_AI_OPERATION_NAME)
     oi_kind = str(attributes.get(A.OI_SPAN_KIND) or "").upper()
     if op in A.LLM_OPERATIONS or oi_kind == A.OI_KIND_LLM or attributes.get(A.LLM_REQUEST_TYPE) in A.LLM_REQUEST_TYPES:
@@ -32,7 +49,19 @@ def span_role(attributes: Mapping[str, Any] | None) -> str | None:
     return None
 
 
-def step_kind(attributes: Mapping[str, Any] | None) -> str | None:
+def step_kind(attributes: Mapping[str, Any] | None, span_kind: Any = None) -> str | None:
     """'llm' or 'tool' for spans that are steps of an episode, else None."""
-    role = span_role(attributes)
+    role = span_role(attributes, span_kind)
     return role if role in (LLM, TOOL) else None
+
+
+_TOOL_NAME_PREFIX = A.OP_EXECUTE_TOOL + " "
+
+
+def step_kind_at_start(attributes: Mapping[str, Any] | None, name: str, span_kind: Any = None) -> str | None:
+    """``step_kind``, or 'tool' for a span named ``execute_tool {tool}`` whose attributes come later."""
+    kind = step_kind(attributes, span_kind)
+    if kind is None and name.startswith(_TOOL_NAME_PREFIX) and span_role(attributes, span_kind) is None \
+            and getattr(span_kind, "name", span_kind) != "SERVER":
+        return TOOL
+    return kind

@@ -7,15 +7,23 @@ OpenInference and OpenLLMetry names of the same fact are coalesced in the preced
 ``trace/foreign.py`` gives them, the mapping the diagnosers' per-step observations use too.
 
 Whoever traced it, one HTTP attempt is one LLM call (``trace/processors.py`` explains the
-pairing): an LLM or tool span that encloses another span of the same role (directly, or named
-by the inner span's ``agentchaos.step.wrapper_span_id``) is a *wrapper*, another
-instrumentation's view of the same step, and is left out of ``steps``, ``llm_calls``,
-``tool_calls``, the episode counts and ``injected_faults``; the spans under it are the steps. A
-foreign LLM span with nothing under it is itself the call.
+pairing, which does not depend on parenthood): a span the processor paired with ours as the same
+step (named by our span's ``agentchaos.step.wrapper_span_id``, or counting
+``agentchaos.step.wrapped_attempts``), and, for traces recorded without our processor, an LLM
+span directly enclosing another LLM span, is a *wrapper*, another instrumentation's view of the
+same step, and is left out of ``steps``, ``llm_calls``, ``tool_calls``, the episode counts and
+``injected_faults``. A foreign LLM span with nothing paired is itself the call; a tool run
+inside another tool is a step of its own, as is the tool around it.
 
-Episodes are the ``invoke_agent`` roots of their traces; a trace without one is one episode
-too, rooted at its root span when that span is not itself a step (the application's root span
-under zero-code, which our processor marks with condition and seed).
+A span's role is read from its final attributes; a step's number is its rank by start time
+(then span id) among its trace's steps, so numbers are unique and in the order things happened,
+even for spans whose attributes came after they started.
+
+Episodes are the roots marked ``agentchaos.episode.root`` (ours, and application roots under
+zero-code) and other ``invoke_agent`` roots, whatever other instrumentations wrote on them; a
+trace without one is one episode too, rooted at its root span when that span is not itself a
+step. An episode's outcome is ``agentchaos.episode.success``, else its root's status (OK or
+ERROR, as the application set it).
 """
 
 from __future__ import annotations
@@ -133,7 +141,7 @@ def _in(values: tuple[str, ...]) -> str:
 _SPAN_KEYS: tuple[str, ...] = (
     A.GEN_AI_OPERATION_NAME, A.OI_SPAN_KIND, A.LLM_REQUEST_TYPE, A.TASK_ID, A.STEP, A.STEP_WRAPPER_SPAN_ID,
     A.ERROR_TYPE, A.FAULT_INJECTED, A.FAULT_TYPE, A.FAULT_TARGET, A.FAULT_EXPERIMENT, A.FAULT_CHANGED,
-    A.SIMULATED,
+    A.SIMULATED, A.MCP_METHOD_NAME, A.EPISODE_ROOT, A.STEP_WRAPPED_ATTEMPTS,
 )
 
 
@@ -149,8 +157,10 @@ def _as_int(value: str) -> str:
 def _view_sql() -> dict[str, str]:
     op = _key(A.GEN_AI_OPERATION_NAME)
     oi_kind = f"upper({_key(A.OI_SPAN_KIND)})"
-    role = (
-        f"CASE WHEN {op} IN {_in(A.LLM_OPERATIONS)} OR {oi_kind} = '{A.OI_KIND_LLM}' "
+    role = (  # trace/kinds.py: the MCP server's side of a request is no step of the agent
+        f"CASE WHEN s.kind = 'SERVER' AND {_key(A.MCP_METHOD_NAME)} IS NOT NULL THEN NULL "
+        f"WHEN TRY_CAST({_key(A.EPISODE_ROOT)} AS BOOLEAN) THEN 'agent' "
+        f"WHEN {op} IN {_in(A.LLM_OPERATIONS)} OR {oi_kind} = '{A.OI_KIND_LLM}' "
         f"OR {_key(A.LLM_REQUEST_TYPE)} IN {_in(A.LLM_REQUEST_TYPES)} THEN 'llm' "
         f"WHEN {op} = '{A.OP_EXECUTE_TOOL}' OR {oi_kind} = '{A.OI_KIND_TOOL}' THEN 'tool' "
         f"WHEN {op} = '{A.OP_INVOKE_AGENT}' OR {oi_kind} = '{A.OI_KIND_AGENT}' THEN 'agent' END"
@@ -167,6 +177,7 @@ SELECT s.* EXCLUDE (_a), {role} AS role,
        {_key(A.TASK_ID)} AS a_task_id,
        {_as_int(_key(A.STEP))} AS a_step,
        {_key(A.STEP_WRAPPER_SPAN_ID)} AS a_wrapper_span_id,
+       {_as_int(_key(A.STEP_WRAPPED_ATTEMPTS))} AS a_wrapped_attempts,
        {_key(A.ERROR_TYPE)} AS a_error_type,
        TRY_CAST({_key(A.FAULT_INJECTED)} AS BOOLEAN) AS a_fault_injected,
        {_key(A.FAULT_TYPE)} AS a_fault_type,
@@ -183,11 +194,15 @@ FROM (SELECT *, json_extract_string(attributes, [{paths}]) AS _a FROM spans) s
 SELECT p.trace_id, p.span_id
 FROM span_roles p JOIN span_roles c
   ON c.trace_id = p.trace_id AND c.parent_span_id = p.span_id AND c.role = p.role
-WHERE p.role IN ('llm', 'tool')
+WHERE p.role = 'llm'
 UNION
 SELECT c.trace_id, c.a_wrapper_span_id AS span_id
 FROM span_roles c
 WHERE c.role IN ('llm', 'tool') AND c.a_wrapper_span_id IS NOT NULL
+UNION
+SELECT p.trace_id, p.span_id
+FROM span_roles p
+WHERE p.role IN ('llm', 'tool') AND p.a_wrapped_attempts > 0
 """
 
     # Spans whose parent is not in the trace.
@@ -212,8 +227,7 @@ WHERE r.role IS NULL
     views["step_spans"] = f"""
 SELECT r.trace_id, r.span_id, r.parent_span_id,
        COALESCE(r.a_task_id, root.task_id) AS task_id,
-       COALESCE(r.a_step,
-                row_number() OVER (PARTITION BY r.trace_id ORDER BY r.start_ns, r.span_id) - 1) AS step,
+       row_number() OVER (PARTITION BY r.trace_id ORDER BY r.start_ns, r.span_id) - 1 AS step,
        r.role AS kind, r.name, r.start_ns, r.end_ns,
        (r.end_ns - r.start_ns) / 1e6 AS duration_ms,
        r.status_code, r.status_message,
@@ -291,7 +305,8 @@ SELECT r.trace_id, r.span_id, r.task_id,
        {_str(*foreign.AGENT_NAME, col='r.attributes')} AS agent_name,
        {_str(A.CONDITION, col='r.attributes')} AS condition,
        {_int(A.SEED, col='r.attributes')} AS seed,
-       {_bool(A.EPISODE_SUCCESS, col='r.attributes')} AS success,
+       COALESCE({_bool(A.EPISODE_SUCCESS, col='r.attributes')},
+                CASE r.status_code WHEN 'OK' THEN TRUE WHEN 'ERROR' THEN FALSE END) AS success,
        {_str(A.EPISODE_ERROR, col='r.attributes')} AS error,
        r.start_ns, r.end_ns, (r.end_ns - r.start_ns) / 1e6 AS duration_ms,
        COALESCE(st.n_steps, 0) AS n_steps,
