@@ -159,9 +159,9 @@ def write_html(m: StudyMeasures, out_dir: str | Path) -> Path:
         for name, path in figures.items():
             caption = R.title(_FIGURE_CAPTIONS[name], m)
             if path is None:
-                parts.append(f"<h2>{escape(caption)}</h2><p class='note'>{escape(_FIGURE_EMPTY[name])}</p>")
+                parts.append(f"<h2 id='{name}'>{escape(caption)}</h2><p class='note'>{escape(_FIGURE_EMPTY[name])}</p>")
             else:
-                parts.append(f"<h2>{escape(caption)}</h2>"
+                parts.append(f"<h2 id='{name}'>{escape(caption)}</h2>"
                              f"<img src='{escape(path.name)}' alt='{escape(caption)}'>")
     parts.append("<h2>Definitions</h2><ul>" + "".join(f"<li>{escape(d)}</li>" for d in _DEFINITIONS)
                  + "</ul>")

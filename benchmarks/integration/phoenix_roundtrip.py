@@ -1,26 +1,24 @@
 """Phoenix round trip: a demo trace file with verdicts, exported to a real Phoenix, read back.
 
-Not part of CI (it needs ``pip install arize-phoenix``, about 3 minutes, and starts a server):
+CI runs the same path as ``tests/agentchaos_otel/test_phoenix.py`` (``.ci/run`` installs Phoenix in
+``.phoenix-venv``); this script is the longer check with a printed record, for a Phoenix
+installed anywhere:
 
-    pip install arize-phoenix
-    python benchmarks/integration/phoenix_roundtrip.py
+    python3 -m venv .phoenix-venv && .phoenix-venv/bin/pip install arize-phoenix==20.26.1
+    python -m benchmarks.integration.phoenix_roundtrip [--phoenix-python PATH] [--episodes 16]
 
-or, with Phoenix installed in another environment:
+What it does, all on loopback: starts Phoenix with a fresh working directory; runs the demo
+(reference agent against the bundled SIMULATED model, content capture on) into a temporary
+traces.duckdb; stores the rule diagnoser's verdicts; exports the file the way ``agentchaos
+traces export --project P`` does; then reads everything back through Phoenix's REST API
+(project ``P``) and checks that:
 
-    python benchmarks/integration/phoenix_roundtrip.py --phoenix-python /path/to/phoenix-venv/bin/python
-
-What it does, all on loopback: starts ``phoenix serve`` with a fresh working directory; runs the
-demo (reference agent against the bundled SIMULATED model, content capture on) into a temporary
-traces.duckdb; runs the rule diagnoser and stores its diagnoses; ``agentchaos traces export``s
-the file to Phoenix's OTLP/HTTP endpoint; then reads every span back through Phoenix's REST API
-(``GET /v1/projects/default/spans``) and checks that:
-
-- every exported span arrived, with its status (the ERROR spans are the stored ERROR spans);
-- LLM spans show their messages (the captured GenAI input/output messages);
-- each stored diagnosis shows on the blamed span (``agentchaos.diagnosis`` event) and on the
-  episode root (``agentchaos.diagnosis.type``);
-- importing Phoenix's own span JSON back (``agentchaos traces import``'s OpenInference reader)
-  and diagnosing it gives the same fault type and step for every diagnosed episode.
+- every exported span arrived in project P and none in ``default``, with its status (the ERROR
+  spans are the stored ERROR spans), and LLM spans show their input messages;
+- each diagnosis is a span annotation on the blamed span and on the episode root (label = fault
+  type, score = confidence, annotator CODE), and the root's status message starts with it;
+- importing Phoenix's own span JSON back (``traces import``'s OpenInference reader) and
+  diagnosing it gives the same fault type and step for every diagnosed episode.
 
 Exit code 0 when every check passes; each check prints one line.
 """
@@ -28,64 +26,19 @@ Exit code 0 when every check passes; each check prints one line.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import socket
-import subprocess
-import sys
+import shutil
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from agentchaos_otel import attributes as A
+from benchmarks.integration.phoenix_server import PhoenixServer, phoenix_python
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=30) as r:
-        return json.loads(r.read())
-
-
-def start_phoenix(python: str, workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port, grpc_port = _free_port(), _free_port()
-    env = {**os.environ, "PHOENIX_PORT": str(port), "PHOENIX_GRPC_PORT": str(grpc_port),
-           "PHOENIX_HOST": "127.0.0.1", "PHOENIX_WORKING_DIR": str(workdir), "PHOENIX_TELEMETRY_ENABLED": "false"}
-    log = open(workdir / "phoenix.log", "wb")  # noqa: SIM115 - kept open for the server's life
-    proc = subprocess.Popen([python, "-m", "phoenix.server.main", "serve"], env=env, stdout=log, stderr=log)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"Phoenix exited with {proc.returncode}; see {workdir / 'phoenix.log'}")
-        try:
-            _get(f"{base}/v1/projects")
-            return proc, base
-        except (urllib.error.URLError, OSError, ValueError):
-            time.sleep(1)
-    proc.terminate()
-    raise SystemExit(f"Phoenix did not answer within 240 s; see {workdir / 'phoenix.log'}")
-
-
-def phoenix_spans(base: str, project: str = "default") -> list[dict[str, Any]]:
-    spans: list[dict[str, Any]] = []
-    cursor = None
-    while True:
-        url = f"{base}/v1/projects/{project}/spans?limit=1000" + (f"&cursor={cursor}" if cursor else "")
-        page = _get(url)
-        spans.extend(page.get("data") or [])
-        cursor = page.get("next_cursor")
-        if not cursor:
-            return spans
+PROJECT = "agentchaos-roundtrip"
 
 
 def _flat(span: dict[str, Any]) -> dict[str, Any]:
@@ -97,90 +50,90 @@ def _flat(span: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--phoenix-python", default=sys.executable,
-                        help="Python of an environment with arize-phoenix installed (default: this one)")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--phoenix-python", default=phoenix_python(),
+                        help="Python of an environment with arize-phoenix installed (default: .phoenix-venv)")
     parser.add_argument("--episodes", type=int, default=16)
     parser.add_argument("--keep", action="store_true", help="keep the working directory")
     args = parser.parse_args()
+    if not args.phoenix_python:
+        parser.error("no arize-phoenix environment: create .phoenix-venv or pass --phoenix-python")
     console = Console()
-    os.environ[A.CAPTURE_CONTENT_ENV] = "true"  # messages must be on the spans to show in Phoenix
-    for key in [k for k in os.environ if k.startswith("OTEL_EXPORTER_OTLP")]:
+    for key in [k for k in os.environ if k.startswith("OTEL_")]:
         del os.environ[key]
+    os.environ[A.CAPTURE_CONTENT_ENV] = "true"  # messages must be on the spans to show in Phoenix
 
     from agentchaos_otel.cli.demo import run_demo
-    from agentchaos_otel.otlp_exporters import span_exporter_from_env
-    from agentchaos_otel.store.database.connect import open_store
+    from agentchaos_otel.phoenix import PhoenixClient
+    from agentchaos_otel.store.database.connect import connect, open_store
     from agentchaos_otel.store.exporter import insert_rows
     from agentchaos_otel.store.importers.openinference import rows_from_phoenix
-    from agentchaos_otel.traces_export import replay
+    from agentchaos_otel.traces_export import export_file
     from diagnosers.base import diagnose_episodes
     from diagnosers.rules import RuleDiagnoser
     from diagnosers.tracefile import load, write_diagnoses
 
     work = Path(tempfile.mkdtemp(prefix="phoenix-roundtrip-"))
     db = work / "demo.duckdb"
-    proc, base = start_phoenix(args.phoenix_python, work)
     checks: list[tuple[str, bool, str]] = []
-    try:
+    with PhoenixServer(args.phoenix_python, work / "phoenix") as server:
+        console.print(f"Phoenix ready in {server.started_s:.1f} s at {server.url}")
         run_demo(db=db, episodes=args.episodes, seed=0, workers=2, base_url=None, model=None,
-                 api_key_env="OPENAI_API_KEY", console=console)
-        stored_diag = diagnose_episodes(RuleDiagnoser(), [e for e in load(db) if e.success is not True])
-        write_diagnoses(db, stored_diag)
-        exporter = span_exporter_from_env(endpoint=f"{base}/v1/traces", protocol="http/protobuf")
-        summary = replay(db, exporter)
-        exporter.shutdown()
+                 api_key_env="OPENAI_API_KEY", console=Console(quiet=True))
+        stored = diagnose_episodes(RuleDiagnoser(), [e for e in load(db) if e.success is not True])
+        write_diagnoses(db, stored)
+        t0 = time.monotonic()
+        for line in export_file(db, endpoint=server.url, project=PROJECT):
+            console.print(line, markup=False)
+        exported_s = time.monotonic() - t0
         with open_store(db) as conn:
             n_spans, n_error = conn.execute("SELECT count(*), count(*) FILTER (WHERE status_code = 'ERROR') "
                                             "FROM spans").fetchone()
             n_llm = conn.execute("SELECT count(*) FROM llm_calls").fetchone()[0]
-        got: list[dict[str, Any]] = []
-        for _ in range(60):  # Phoenix inserts asynchronously
-            got = phoenix_spans(base)
-            if len(got) >= n_spans:
-                break
-            time.sleep(1)
-        checks.append(("every span arrived", len(got) == n_spans == summary.spans,
-                       f"{len(got)} in Phoenix, {n_spans} stored, {summary.spans} exported"))
-        errors = sum(1 for s in got if s.get("status_code") == "ERROR")
-        checks.append(("status", errors == n_error, f"{errors} ERROR spans in Phoenix, {n_error} stored"))
-        flat = {s["context"]["span_id"]: _flat(s) for s in got}
-        with_messages = sum(1 for a in flat.values() if a.get(A.GEN_AI_INPUT_MESSAGES) or
-                            any(k.startswith("llm.input_messages.") for k in a))
-        checks.append(("messages", with_messages >= n_llm > 0,
-                       f"{with_messages} spans carry input messages, {n_llm} LLM calls stored"))
-        events = {s["context"]["span_id"]: [e.get("name") for e in s.get("events") or []] for s in got}
-        blamed_ok = [d for d in stored_diag if d.span_id and A.EVENT_DIAGNOSIS in events.get(d.span_id, [])]
-        found = [d for d in stored_diag if d.span_id]
-        checks.append(("diagnosis event on the blamed span", len(blamed_ok) == len(found) > 0,
-                       f"{len(blamed_ok)} of {len(found)} blamed spans show agentchaos.diagnosis"))
-        root_types = {a.get(A.DIAGNOSIS_TYPE) for a in flat.values() if a.get(A.DIAGNOSIS_SPAN_ID)}
-        want_types = {d.fault_type for d in found}
-        checks.append(("diagnosis on the episode root", root_types == want_types,
-                       f"root types {sorted(t for t in root_types if t)} vs stored {sorted(want_types)}"))
-        back = work / "back.duckdb"
-        from agentchaos_otel.store.database.connect import connect
-
-        conn = connect(back, read_only=False)
-        insert_rows(conn, rows_from_phoenix(got))
-        conn.close()
-        again = {d.trace_id: (d.fault_type, d.step) for d in
-                 diagnose_episodes(RuleDiagnoser(), [e for e in load(back) if e.success is not True])}
-        same = sum(1 for d in found if again.get(d.trace_id) == (d.fault_type, d.step))
-        checks.append(("Phoenix's spans re-imported diagnose the same", same == len(found),
-                       f"{same} of {len(found)} diagnoses identical after the round trip"))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+            roots = dict(conn.execute("SELECT trace_id, span_id FROM spans WHERE parent_span_id IS NULL").fetchall())
+        with PhoenixClient(server.url) as px:
+            got = px.spans(PROJECT)
+            in_default = len(px.spans("default")) if "default" in px.projects() else 0
+            notes = px.span_annotations(PROJECT, sorted({s["context"]["span_id"] for s in got}))
+    checks.append(("every span arrived in the chosen project", len(got) == n_spans and not in_default,
+                   f"{len(got)} of {n_spans} in {PROJECT}, {in_default} in default "
+                   f"(export with annotations took {exported_s:.1f} s)"))
+    errors = sum(1 for s in got if s.get("status_code") == "ERROR")
+    checks.append(("status", errors == n_error, f"{errors} ERROR spans in Phoenix, {n_error} stored"))
+    flat = {s["context"]["span_id"]: _flat(s) for s in got}
+    with_messages = sum(1 for a in flat.values() if a.get(A.GEN_AI_INPUT_MESSAGES) or
+                        any(k.startswith("llm.input_messages.") for k in a))
+    checks.append(("messages", with_messages >= n_llm > 0,
+                   f"{with_messages} spans carry input messages, {n_llm} LLM calls stored"))
+    by_span = {(a["span_id"], a["identifier"]): a for a in notes}
+    want = [(d.span_id, "blamed", d) for d in stored if d.span_id] + [(roots[d.trace_id], "root", d) for d in stored]
+    found = sum(1 for span, role, d in want
+                if (a := by_span.get((span, f"agentchaos:{d.method}:{role}"))) is not None
+                and a["result"]["label"] == d.fault_type and a["annotator_kind"] == "CODE")
+    checks.append(("annotations on blamed spans and roots", found == len(want) > 0,
+                   f"{found} of {len(want)} ({sum(1 for d in stored if d.span_id)} blamed spans, "
+                   f"{len(stored)} roots)"))
+    messages = {s["context"]["span_id"]: s.get("status_message") or "" for s in got}
+    led = sum(1 for d in stored if messages.get(roots[d.trace_id], "").startswith(d.fault_type))
+    checks.append(("root status message starts with the verdict", led == len(stored),
+                   f"{led} of {len(stored)} roots"))
+    back = work / "back.duckdb"
+    conn = connect(back, read_only=False)
+    insert_rows(conn, rows_from_phoenix(got))
+    conn.close()
+    again = {d.trace_id: (d.fault_type, d.step) for d in
+             diagnose_episodes(RuleDiagnoser(), [e for e in load(back) if e.success is not True])}
+    blamed = [d for d in stored if d.span_id]
+    same = sum(1 for d in blamed if again.get(d.trace_id) == (d.fault_type, d.step))
+    checks.append(("Phoenix's spans re-imported diagnose the same", same == len(blamed),
+                   f"{same} of {len(blamed)} diagnoses identical after the round trip"))
     for name, ok, detail in checks:
-        console.print(f"[{'green' if ok else 'red'}]{'PASS' if ok else 'FAIL'}[/] {name}: {detail}")
+        console.print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}", markup=False)
     console.print("SIMULATED model: the spans show the pipeline working, not how a real model behaves.")
-    if not args.keep:
-        import shutil
-
-        shutil.rmtree(work, ignore_errors=True)
-    else:
+    if args.keep:
         console.print(f"kept {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     return 0 if checks and all(ok for _, ok, _ in checks) else 1
 
 
