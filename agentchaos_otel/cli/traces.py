@@ -18,7 +18,7 @@ from agentchaos_otel.cli.app import choice, typer_app
 from agentchaos_otel.cli.choices import DiagnoseMode, Format, Protocol
 from agentchaos_otel.cli.notes import note_spooled
 from agentchaos_otel.cli.waiting import wait_for_stop
-from agentchaos_otel.errors import UsageError, no_such_file
+from agentchaos_otel.errors import UsageError, UserError, no_such_file
 
 app = typer_app(help="Inspect, import, export and receive traces.duckdb files.")
 
@@ -65,18 +65,28 @@ def sql_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON rows instead of a table.")] = False,
     max_rows: Annotated[int | None, typer.Option("--max-rows", min=1, help="Show at most N rows.")] = None,
 ) -> None:
-    """Run one SQL query on a trace file opened read-only (no duckdb command needed)."""
+    """Run SELECT queries on a trace file opened read-only (no duckdb command needed).
+
+    Read-only means the store and nothing else: COPY, EXPORT, INSTALL, LOAD, ATTACH and any other
+    statement than a query are refused before they run, and DuckDB's access to files beyond the
+    store (read_text, read_csv, glob...) and to extensions is switched off for the connection.
+    """
     import duckdb
     from rich.table import Table
 
     from agentchaos_otel.store.database.connect import StoreError, open_store
     from agentchaos_otel.terminal import data_console
 
+    _only_queries(query)
     with open_store(db, read_only=True) as conn:
+        _sandbox(conn, db)
         try:
             cur = conn.execute(query)
             cols = [d[0] for d in cur.description or []]
             rows = cur.fetchmany(max_rows) if max_rows else cur.fetchall()
+        except duckdb.PermissionException:
+            raise UserError("query failed: traces sql is read-only: files beyond the store and extensions "
+                            "cannot be read") from None
         except duckdb.Error as exc:
             raise StoreError(f"query failed: {' '.join(str(exc).split())[:300]}") from None
     note_spooled(db)
@@ -93,6 +103,33 @@ def sql_cmd(
         for r in rows:
             table.add_row(*[_cell(v) for v in r])
         data_console().print(table)
+
+
+# Statement types ``traces sql`` runs: a query (SHOW, DESCRIBE and SUMMARIZE parse as SELECT) or its plan.
+_QUERY_TYPES = frozenset({"SELECT", "EXPLAIN"})
+
+
+def _only_queries(query: str) -> None:
+    """Refuse, before anything runs, a statement that is not a query (each of several is checked)."""
+    import duckdb
+
+    try:
+        statements = duckdb.extract_statements(query)
+    except duckdb.Error as exc:
+        raise UserError(f"query failed: {' '.join(str(exc).split())[:300]}") from None
+    for statement in statements:
+        if statement.type.name not in _QUERY_TYPES:
+            keyword = (statement.query.split() or [statement.type.name])[0].upper()
+            raise UserError(f"query failed: traces sql is read-only: {keyword} is refused (run SELECT, SHOW, "
+                            "DESCRIBE or SUMMARIZE queries)")
+
+
+def _sandbox(conn: Any, db: Path) -> None:
+    """No file access beyond the store (a Parquet dataset's own directory), no extensions, for good."""
+    if db.is_dir():
+        conn.execute("SET allowed_directories = ?", [[str(db.resolve()) + "/"]])
+    conn.execute("SET enable_external_access = false")
+    conn.execute("SET lock_configuration = true")
 
 
 @app.command("import")

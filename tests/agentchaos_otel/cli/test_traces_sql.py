@@ -62,3 +62,45 @@ def test_the_demo_hint_runs_as_printed(tmp_path: Path, monkeypatch: pytest.Monke
     capsys.readouterr()
     assert run_app(app, "agentchaos", argv[1:] + ["--csv"]) == 0
     assert len(capsys.readouterr().out.strip().splitlines()) == 3  # header + two episodes
+
+
+@pytest.mark.parametrize("query,keyword", [
+    ("COPY (SELECT * FROM spans) TO '{out}/copied.csv'", "COPY"),
+    ("EXPORT DATABASE '{out}/exported'", "EXPORT"),
+    ("INSTALL httpfs", "INSTALL"),
+    ("LOAD httpfs", "LOAD"),
+    ("ATTACH '{out}/other.duckdb' AS other", "ATTACH"),
+    ("SELECT 1; COPY (SELECT 1) TO '{out}/second.csv'", "COPY"),
+    ("SELECT * FROM read_text('{secret}')", "files"),
+    ("SELECT * FROM read_csv('{secret}')", "files"),
+    ("SELECT count(*) FROM glob('{out}/*')", "files"),
+])
+def test_sql_reads_the_store_and_nothing_else(query: str, keyword: str, db: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("a,b\n1,2\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    before = db.read_bytes()
+    code = run_app(app, "agentchaos", ["traces", "sql", str(db), query.format(out=out, secret=secret)])
+    captured = capsys.readouterr()
+    assert code == 1
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "read-only" in lines[0] and keyword in lines[0], captured.err
+    assert "1,2" not in captured.out
+    assert list(out.iterdir()) == [] and db.read_bytes() == before
+
+
+def test_sql_on_a_parquet_dataset_reads_its_files_only(db: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from agentchaos_otel.store.parquet import export_store
+
+    dataset = tmp_path / "dataset"
+    n = export_store(db, dataset)
+    assert run_app(app, "agentchaos", ["traces", "sql", str(dataset), "select count(*) AS n from spans",
+                                       "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"n": n}]
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not yours")
+    assert run_app(app, "agentchaos", ["traces", "sql", str(dataset), f"select * from read_text('{secret}')"]) == 1
+    assert "not yours" not in capsys.readouterr().out
