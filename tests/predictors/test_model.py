@@ -150,7 +150,7 @@ def test_bad_model_files_give_clear_errors(tmp_path, content: str, message: str)
     path.write_text(content)
     with pytest.raises(PredictorDataError, match=message):
         FailurePredictor.load(path)
-    with pytest.raises(PredictorDataError, match="not found"):
+    with pytest.raises(PredictorDataError, match="no such file"):
         FailurePredictor.load(tmp_path / "missing.json")
 
 
