@@ -192,3 +192,23 @@ def test_an_otlp_receiver_that_is_not_phoenix_gets_spans_without_annotations(
         sessions = conn.execute("SELECT count(*) FROM spans WHERE json_extract_string(attributes, "
                                 "'$.\"session.id\"') IS NOT NULL").fetchone()[0]
     assert {json.loads(r)[A.OI_PROJECT_NAME] for r in resources} == {"p1"} and sessions == 0
+
+
+@needs_phoenix
+def test_annotations_of_spans_phoenix_never_stored_are_left_to_its_queue(phoenix: PhoenixServer) -> None:
+    from agentchaos_otel.phoenix import annotations
+
+    now = [0.0]
+    slept: list[float] = []
+
+    def sleep(s: float) -> None:  # an injected clock: the bounded wait passes without real time
+        slept.append(s)
+        now[0] += s
+
+    rows = {"0" * 31 + "1": [{"method": "rule", "fault_type": "timeout", "confidence": 0.9, "evidence": "e",
+                              "span_id": "00000000000000ab", "step": 1}]}
+    items = annotations(rows, {"0" * 31 + "1": "00000000000000ac"})
+    with PhoenixClient(phoenix.url, clock=lambda: now[0], sleep=sleep) as px:
+        posted = px.post_annotations(items, wait_s=3.0)
+    assert (posted.stored, posted.queued) == (0, 2)  # both spans missing: handed to Phoenix's retry queue
+    assert slept and sum(slept) <= 3.0 and posted.waited_s == pytest.approx(sum(slept))
