@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentchaos_otel.guards.idempotency import FIRST_RESULT, IdempotencyGuard, looks_like_error
-from agentchaos_otel.mcp import results, sdk, sessions
+from agentchaos_otel.mcp import hooks, results, sdk, sessions
 from agentchaos_otel.plans import binding
 
 SCRATCH_KEY = "mcp_idempotency_guards"
@@ -73,7 +73,7 @@ class GuardOptions:
 
     def build(self, session: Any) -> IdempotencyGuard:
         guard = IdempotencyGuard(self.idempotent, window=self.window, reply=self.reply, is_error=is_error,
-                                 observe=observe, tracer_provider=self.tracer_provider)
+                                 observe=observe, tracer_provider=self.tracer_provider or hooks.tracer_provider())
         declare_from_annotations(guard, sessions.state(session).annotations)
         return guard
 
