@@ -26,6 +26,7 @@ import contextlib
 import contextvars
 import json
 import threading
+import weakref
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -51,10 +52,19 @@ PROTOCOL_SCRATCH_KEY = "mcp_protocol_schedule"
 PROTOCOL_EXPERIMENT = "mcp_protocol"
 
 _lock = threading.Lock()
+_tracers: weakref.WeakKeyDictionary[Any, trace.Tracer] = weakref.WeakKeyDictionary()
 
 
 def _tracer() -> trace.Tracer:
-    return trace.get_tracer(TRACER_NAME, tracer_provider=hooks.tracer_provider())
+    """Our tracer on the hooks' provider (or the global one), made once per provider."""
+    provider = hooks.tracer_provider() or trace.get_tracer_provider()
+    try:
+        found = _tracers.get(provider)
+        if found is None:
+            found = _tracers[provider] = trace.get_tracer(TRACER_NAME, tracer_provider=provider)
+        return found
+    except TypeError:  # a provider that cannot be weakly referenced
+        return trace.get_tracer(TRACER_NAME, tracer_provider=provider)
 
 
 # --- request ids ----------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ def _run(tmp_path: Path, *, setup: str = "configure", others: str = "agentchaos"
     command = [sys.executable, str(SCRIPT)]
     if zero_code:
         env.update(OTEL_TRACES_EXPORTER="agentchaos_duckdb", OTEL_METRICS_EXPORTER="none", OTEL_LOGS_EXPORTER="none",
+                   OTEL_PYTHON_DISABLED_INSTRUMENTATIONS="openai,openai_v2,anthropic",
                    AGENTCHAOS_DB=str(db), AGENTCHAOS_PLAN=plan or "none", AGENTCHAOS_SEED="3")
         command = [str(Path(sys.executable).with_name("opentelemetry-instrument")), *command]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
