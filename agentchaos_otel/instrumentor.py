@@ -22,6 +22,7 @@ from opentelemetry.instrumentation.instrumentor import BaseInstrumentor
 
 from agentchaos_otel import redact
 from agentchaos_otel.inject import install, threads
+from agentchaos_otel.mcp import hooks as mcp_hooks
 from agentchaos_otel.plans import binding
 from agentchaos_otel.plans.binding import EpisodeState
 from agentchaos_otel.plans.plan import NO_FAULTS, Plan, PlanError, resolve_plan
@@ -34,6 +35,7 @@ ENV_PLAN = "AGENTCHAOS_PLAN"
 ENV_SEED = "AGENTCHAOS_SEED"
 ENV_DB = "AGENTCHAOS_DB"
 ENV_TASK = "AGENTCHAOS_TASK_ID"
+ENV_MCP = "AGENTCHAOS_MCP"  # "off" (or 0/false/no): leave MCP client sessions alone
 
 _log = redact.get_logger(__name__)
 # Per provider object, not per id(): a provider built where a collected one was must get its own.
@@ -75,7 +77,9 @@ class AgentChaosInstrumentor(BaseInstrumentor):  # type: ignore[misc]
     """Installs the fault-injecting transport under every httpx/httpx2 client of the process.
 
     ``instrument(threads=True)`` also carries episodes into worker threads (``inject.threads``);
-    without it that is left to OTel's threading instrumentation.
+    without it that is left to OTel's threading instrumentation. MCP client sessions of the
+    official ``mcp`` SDK are traced and faulted too (``agentchaos_otel.mcp``) unless
+    ``instrument(mcp=False)`` (zero-code: ``AGENTCHAOS_MCP=off``).
     """
 
     def instrumentation_dependencies(self) -> Collection[str]:
@@ -105,8 +109,12 @@ class AgentChaosInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         install.install(tracer_provider=kwargs.get("tracer_provider"))
         if kwargs.get("threads"):
             threads.install()
+        mcp_on = os.environ.get(ENV_MCP, "").strip().lower() not in ("off", "0", "false", "no")
+        if kwargs.get("mcp", mcp_on):  # MCP client sessions: hooked when (and if) the mcp SDK is imported
+            mcp_hooks.install(tracer_provider=kwargs.get("tracer_provider"))
 
     def _uninstrument(self, **kwargs: Any) -> None:
+        mcp_hooks.uninstall()
         install.uninstall()
         threads.uninstall()
         binding.set_process_default(None)

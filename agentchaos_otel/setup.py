@@ -73,7 +73,7 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
               predictor: str | os.PathLike[str] | None = None,
               on_alarm: Callable[[Any], None] | None = None, diagnose_live: bool = False,
               metrics: bool = True, prometheus_port: int | None = None,
-              prometheus_host: str | None = None, threads: bool = True) -> Handle:
+              prometheus_host: str | None = None, threads: bool = True, mcp: bool = True) -> Handle:
     """Set up tracing for a process that has none, or add to the provider it already has.
 
     A tracer provider set by the user (or by ``opentelemetry-instrument``) is never replaced: our
@@ -91,7 +91,8 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
 
     ``threads=True`` carries each episode (the OTel context) into ``ThreadPoolExecutor`` and
     ``threading.Thread`` work started inside it, until ``Handle.shutdown``; ``threads=False``
-    leaves that to OTel's threading instrumentation (or to no one).
+    leaves that to OTel's threading instrumentation (or to no one). ``mcp=True`` traces and faults
+    the MCP client sessions of the official ``mcp`` SDK too (``agentchaos_otel.mcp``, docs/mcp.md).
     """
     from agentchaos_otel.store.exporter import DuckDBSpanExporter, batch_processor_sizes
 
@@ -141,6 +142,6 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         instrumentor = AgentChaosInstrumentor()
         if instrumentor.is_instrumented_by_opentelemetry:
             instrumentor.uninstrument()
-        instrumentor.instrument(tracer_provider=provider, plan=plan, seed=seed, threads=threads)
+        instrumentor.instrument(tracer_provider=provider, plan=plan, seed=seed, threads=threads, mcp=mcp)
         handle.instrumentor = instrumentor
     return handle

@@ -160,3 +160,22 @@ async def test_uninstrument_restores_the_sdk(tracing: Any) -> None:
     chaos_mcp.uninstrument()
     assert not hasattr(ClientSession.call_tool, "__wrapped__")
     assert not chaos_mcp.is_instrumented()
+
+
+def test_the_instrumentor_switches_the_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from agentchaos_otel.instrumentor import ENV_MCP, AgentChaosInstrumentor
+    from agentchaos_otel.mcp import hooks
+
+    provider = TracerProvider()
+    instrumentor = AgentChaosInstrumentor()
+    for env, kwargs, expected in (("", {}, True), ("off", {}, False), ("off", {"mcp": True}, True),
+                                  ("", {"mcp": False}, False)):
+        monkeypatch.setenv(ENV_MCP, env)
+        instrumentor.instrument(tracer_provider=provider, plan=None, **kwargs)
+        try:
+            assert hooks.active() is expected, (env, kwargs)
+        finally:
+            instrumentor.uninstrument()
+        assert not hooks.active()
