@@ -427,18 +427,18 @@ def _deliver(call: ToolCall, result: Any) -> Any:
     if planned is not None:
         _skip(call.span, planned.note or f"{planned.fault.detail}: the real result arrived", planned.fault.fault_type)
     kind = call.kind
-    shown_wire = wire
+    shown_wire, shown = wire, result
     if kind is not None and call.injector is not None:
         try:
             shown_wire = call.injector.transform(
                 call.index, lambda rng, renames: results.shape_fault(kind, wire, rng=rng, state=renames))
+            shown = sdk.result_from_wire(result, shown_wire)
         except UntransformableResult as exc:
             _skip(call.span, f"{kind} not applicable: {exc}", kind)
-            kind = None
+            kind, shown_wire, shown = None, wire, result
         except Exception as exc:  # fail open
             _skip(call.span, f"{type(exc).__name__}: {exc}", kind)
-            kind = None
-    shown = result if shown_wire is wire else sdk.result_from_wire(result, shown_wire)
+            kind, shown_wire, shown = None, wire, result
     _annotate(call, kind, wire, shown_wire)
     return shown
 

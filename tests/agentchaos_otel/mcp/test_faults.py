@@ -136,3 +136,21 @@ async def test_the_tool_runs_under_every_kind(tracing: Any, http: tuple[str, Pat
                     await s.call_tool("place_order", {"symbol": "NVDA", "qty": 1})
             assert [r.fault_type for r in ep.fault_log] == [kind]
     assert ledger_count(ledger) - before == CALLS * len(TOOL_FAULT_KINDS), "every call reached the server"
+
+
+async def test_a_fault_that_cannot_be_made_leaves_the_real_result(tracing: Any, http: tuple[str, Path],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentchaos_otel.mcp import results
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug of ours")
+
+    provider, exporter = tracing
+    monkeypatch.setattr(results, "shape_fault", broken)
+    async with session(HTTP, url=http[0]) as s:
+        clean = wire(await s.call_tool("get_quote", {"symbol": "NVDA"}))
+        with episode("fail-open", plan="once_truncated", seed=1, tracer_provider=provider):
+            got = [wire(await s.call_tool("get_quote", {"symbol": "NVDA"})) for _ in range(CALLS)]
+    assert got == [clean] * CALLS, "the agent gets the real result"
+    skips = [e for s in exporter.get_finished_spans() for e in s.events if e.name == A.EVENT_INJECTOR_SKIP]
+    assert len(skips) == 1 and "a bug of ours" in skips[0].attributes[A.SKIP_REASON]
