@@ -36,6 +36,12 @@ def no_such_file(path: str | PathLike[str]) -> str:
     return f"no such file: {path}"
 
 
+def directory_as_store(path: str | PathLike[str]) -> str:
+    """The one wording of a directory given where a trace store file is written."""
+    return (f"--db {path} is a directory; a trace store is a file (to write a Parquet dataset into a directory, "
+            "use --parquet)")
+
+
 def unknown(what: str, value: object, choices: Iterable[object]) -> str:
     """The one wording of a value outside a fixed set: ``unknown method 'x'; choose one of a, b``."""
     return f"unknown {what} {value!r}; choose one of {', '.join(str(c) for c in choices)}"

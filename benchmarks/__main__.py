@@ -31,6 +31,7 @@ BENCHMARKS: tuple[tuple[str, str, str], ...] = (
     ("analysis", "benchmarks.bench_analysis", "diagnose / features / report at growing episode counts"),
     ("overhead", "benchmarks.bench_overhead", "per-call overhead through the openai SDK: sync, async, stream"),
     ("ray", "benchmarks.bench_ray", "Ray campaign speed-up, 1 vs 2 workers"),
+    ("import", "benchmarks.bench_import", "traces import peak memory on a 1 MB .gz (125 MB of JSON Lines)"),
     ("mcp", "benchmarks.bench_mcp", "per-call cost of a traced MCP tool call vs the same call untraced"),
 )
 KEYS = ("figure", "value", "unit", "baseline", "baseline_value", "ratio", "target", "holds")

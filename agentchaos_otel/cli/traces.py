@@ -18,7 +18,7 @@ from agentchaos_otel.cli.app import choice, typer_app
 from agentchaos_otel.cli.choices import DiagnoseMode, Format, Protocol
 from agentchaos_otel.cli.notes import note_spooled
 from agentchaos_otel.cli.waiting import wait_for_stop
-from agentchaos_otel.errors import UsageError, UserError, no_such_file
+from agentchaos_otel.errors import UsageError, UserError, directory_as_store, no_such_file
 
 app = typer_app(help="Inspect, import, export and receive traces.duckdb files.")
 
@@ -228,6 +228,8 @@ def receive_cmd(
     from agentchaos_otel.store.receivers.parse_workers import default_workers
     from agentchaos_otel.terminal import data_console
 
+    if parquet is None and db.is_dir():
+        raise UsageError(directory_as_store(db))
     console = data_console()
     sink = None
     if parquet is not None:
@@ -257,6 +259,8 @@ def receive_grpc_cmd(
     from agentchaos_otel.store.receivers.otlp_grpc import OTLPGrpcReceiver
     from agentchaos_otel.terminal import data_console
 
+    if db.is_dir():
+        raise UsageError(directory_as_store(db))
     console = data_console()
     with OTLPGrpcReceiver(str(db), port=port) as receiver:
         console.print(f"listening: OTEL_EXPORTER_OTLP_PROTOCOL=grpc "
