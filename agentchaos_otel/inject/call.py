@@ -187,6 +187,10 @@ class LLMCall:
     def skip(self, reason: str) -> None:
         self.span.add_event(A.EVENT_INJECTOR_SKIP, {A.SKIP_REASON: reason})
 
+    def not_fired(self, fault: str, reason: str) -> None:
+        """A fault the plan put on this call that did not fire, and why."""
+        self.span.add_event(A.EVENT_FAULT_NOT_FIRED, {A.FAULT_DETAIL: fault, A.SKIP_REASON: reason})
+
     def end(self, status_code: int | None = None, error_type: str | None = None) -> None:
         if self._ended:
             return
@@ -293,23 +297,38 @@ class LLMCall:
             if encoding and encoding.lower() != "identity":
                 self.skip(f"streamed body with content-encoding {encoding}: passed through unread")
                 return PASSTHROUGH
-            if self.response_fault_possible():
+            if self.response_fault_possible(streamed=True):
                 return BUFFER_SSE
             return STREAM
         length = response.headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > MAX_INSPECT_BYTES:
             self.skip(f"body of {length} bytes exceeds the {MAX_INSPECT_BYTES}-byte inspection limit")
             return PASSTHROUGH
-        return BUFFER_JSON if self.response_fault_possible() else OBSERVE_JSON
+        return BUFFER_JSON if self.response_fault_possible(streamed=False) else OBSERVE_JSON
 
-    def response_fault_possible(self) -> bool:
-        """Whether a response-stage fault can still fire on this call (else nothing is held back)."""
+    def response_fault_possible(self, *, streamed: bool) -> bool:
+        """Whether a response-stage fault can still fire on this call; else nothing is held back.
+
+        A non-streamed JSON body is read whole anyway (for the span, and by the SDK before it
+        parses), so it is held whenever a rule of the plan is still open for this call (not spent,
+        not bound to another call, a probability above 0), and the guard is decided on the body
+        itself: a model that returns tool calls the request never declared still gets tool-call
+        faults. A stream is held back only for what can fire given what is known before its body:
+        a tool-call fault counts only when the request declared tools; a tool-call fault ruled out
+        that way is recorded (``agentchaos.fault.not_fired``) and the stream flows.
+        """
         state = self.state
         if state is None or self.rule is not None or not state.has_faults:
             return False
-        # a model cannot call tools the request did not declare: tool-call faults are guarded out
-        return state.could_fire("response", self.call_index,
-                                has_tool_calls=None if self.request_tools else False)
+        if not streamed or self.request_tools:
+            return state.could_fire("response", self.call_index)
+        rules = state.open_rules("response", self.call_index, has_tool_calls=False)
+        if any(guard is None for _, guard in rules):
+            return True
+        for rule, _ in rules:
+            self.not_fired(rule.spec.name, "the request declared no tools, and a stream is not held back to see "
+                                           "whether its response calls one anyway")
+        return False
 
     def finish_passthrough(self, response: Any) -> None:
         self.end(status_code=response.status_code)
@@ -408,15 +427,18 @@ class LLMCall:
         state = self.state
         if state is None or not state.has_faults or self.rule is not None or not state.wants_stage("response"):
             return None, 0.0
-        rule = state.choose("response", self.call_index, has_tool_calls=self.wire.has_tool_calls(body))
+        why: list[tuple[str, str]] = []
+        rule = state.choose("response", self.call_index, has_tool_calls=self.wire.has_tool_calls(body), why=why)
         if rule is None:
+            for fault, reason in why:
+                self.not_fired(fault, reason)
             return None, 0.0
         try:
             new_body = self.wire.apply_response_fault(rule.spec, body, rng=state.mutation_rng,
                                                       previous_body=state.previous_body)
         except llm_response.FaultNotApplicable as exc:
             state.release(rule)
-            self.skip(f"{rule.spec.name} not applicable: {exc}")
+            self.not_fired(rule.spec.name, f"not applicable: {exc}")
             return None, 0.0
         after = self.wire.digest(new_body)
         delay = self._delay(rule)

@@ -123,54 +123,83 @@ class EpisodeState:
         return any(STAGE_OF_TARGET.get(r.spec.target) == stage for r in self._rules)
 
     @staticmethod
-    def _applies(rule: FaultRule, stage: str, call_index: int, has_tool_calls: bool | None,
-                 streaming: bool) -> bool:
-        """The plan-side filters of a rule for this call; ``has_tool_calls=None`` means not known yet."""
+    def _scheduled(rule: FaultRule, stage: str, call_index: int, streaming: bool) -> bool:
+        """Whether the plan puts ``rule`` on this call at this stage (stage, position, streaming)."""
         spec = rule.spec
         if STAGE_OF_TARGET.get(spec.target) != stage:
             return False
         if rule.on_call is not None and call_index != rule.on_call:
             return False
-        if spec.target == "stream" and not streaming:
-            return False
+        return not (spec.target == "stream" and not streaming)
+
+    @staticmethod
+    def _guarded_out(rule: FaultRule, has_tool_calls: bool | None) -> str | None:
+        """Why the fault's guard leaves this response alone, or None (``has_tool_calls=None``: not known yet).
+
+        AgentChaos's guard: a content fault leaves a response with tool calls alone, a tool-call
+        fault one without; it reads the response itself, whatever the request declared.
+        """
+        spec = rule.spec
         if spec.guard and spec.target == "content" and has_tool_calls:
-            return False
+            return "guarded out: the response has tool calls and the fault targets content"
         if spec.guard and spec.target == "tool_calls" and has_tool_calls is False:
-            return False
-        return True
+            return "guarded out: the response has no tool calls"
+        return None
+
+    def _spent(self, i: int) -> bool:
+        rule = self._rules[i]
+        return rule.max_fires is not None and self._rule_state[i].fired >= rule.max_fires
+
+    def open_rules(self, stage: str, call_index: int, *, has_tool_calls: bool | None = None,
+                   streaming: bool = False) -> list[tuple[FaultRule, str | None]]:
+        """The rules that may still fire on this call, each with why its guard rules it out given
+        ``has_tool_calls`` (None: it does not). Spent rules, rules bound to another call and rules
+        that can never fire (probability 0) are left out. Does not advance the schedule."""
+        with self._lock:
+            return [(rule, self._guarded_out(rule, has_tool_calls)) for i, rule in enumerate(self._rules)
+                    if self._scheduled(rule, stage, call_index, streaming) and not self._spent(i)
+                    and rule.probability > 0.0]
 
     def could_fire(self, stage: str, call_index: int, *, has_tool_calls: bool | None = None,
                    streaming: bool = False) -> bool:
         """Whether ``choose`` might pick a rule for this call, without advancing the schedule.
 
-        The transport asks this before deciding to hold a response back: reading a stream whole
+        The transport asks this before deciding to hold a response back: reading a body whole
         is only worth its cost (latency, memory) when a fault can still fire on it. A rule that is
         spent, bound to another call, or guarded out by what is already known cannot. A rule with
         a probability can, whatever its seeded draw will say.
         """
-        with self._lock:
-            for i, rule in enumerate(self._rules):
-                if not self._applies(rule, stage, call_index, has_tool_calls, streaming):
-                    continue
-                if rule.max_fires is not None and self._rule_state[i].fired >= rule.max_fires:
-                    continue
-                if rule.probability > 0.0:
-                    return True
-        return False
+        return any(guard is None for _, guard in self.open_rules(stage, call_index, has_tool_calls=has_tool_calls,
+                                                                 streaming=streaming))
 
     def choose(self, stage: str, call_index: int, *, has_tool_calls: bool | None = None,
-               streaming: bool = False) -> FaultRule | None:
-        """Pick at most one fault for this call at this stage, advancing the schedule."""
+               streaming: bool = False, why: list[tuple[str, str]] | None = None) -> FaultRule | None:
+        """Pick at most one fault for this call at this stage, advancing the schedule.
+
+        With ``why``, each rule the plan put on this call that did not fire because of this call
+        (its guard, its seeded draw) is appended as (fault name, reason); spent rules and rules
+        bound to other calls are not: nothing about this call kept them from firing.
+        """
         with self._lock:
             for i, rule in enumerate(self._rules):
-                if not self._applies(rule, stage, call_index, has_tool_calls, streaming):
+                if not self._scheduled(rule, stage, call_index, streaming):
+                    continue
+                guard = self._guarded_out(rule, has_tool_calls)
+                if guard is not None:
+                    if why is not None and not self._spent(i) and rule.probability > 0.0:
+                        why.append((rule.spec.name, guard))
                     continue
                 state = self._rule_state[i]
                 state.eligible += 1
-                if rule.max_fires is not None and state.fired >= rule.max_fires:
+                if self._spent(i):
                     continue
-                if rule.probability < 1.0 and self._rngs[i].random() >= rule.probability:
-                    continue
+                if rule.probability < 1.0:
+                    draw = self._rngs[i].random()
+                    if draw >= rule.probability:
+                        if why is not None and rule.probability > 0.0:
+                            why.append((rule.spec.name, f"seeded draw {draw:.3f} is not below the probability "
+                                                        f"{rule.probability:g}"))
+                        continue
                 state.fired += 1
                 return rule
         return None

@@ -4,6 +4,12 @@ Reading a stream whole costs the agent its streaming (first token only at the en
 it is only worth it when a response-stage rule may rewrite the body. The loopback server sends
 the first chunk and then waits until the test has it: a body held back by the injector never
 gets there before the server's wait runs out.
+
+When exactly: a non-streamed JSON body is held when a response-stage rule is still open for the
+call (not spent, not bound to another call, probability above 0), whatever the request declared,
+because the guard is decided on the body itself (a model may return tool calls the request never
+declared). A stream is held only when such a rule can fire given what is known before its body:
+a tool-call rule counts only when the request declared tools.
 """
 
 from __future__ import annotations
@@ -58,7 +64,7 @@ def _first_chunk_in_time(server: RawServer, provider: Any, plan: str | None, *, 
     ("http_500", 1, False, "sse_gated"),               # request-stage only (fired on the first call)
     ("llm_error_single", 1, False, "sse_gated"),       # spent on the first call
     ("llm_error_pos_mid", 0, False, "sse_gated"),      # bound to the 2nd call; this is the 1st
-    ("tool_error_persistent", 0, False, "sse_gated"),  # guarded: no tools declared, no tool calls
+    ("tool_error_persistent", 0, False, "sse_gated"),  # a stream, no tools declared: not held for tool faults
     (None, 0, False, "json_gated"),
     ("llm_error_single", 1, False, "json_gated"),
 ])
@@ -69,16 +75,19 @@ def test_streams_flow_when_no_fault_can_fire(plan: str | None, calls_before: int
                                 scenario=scenario)
 
 
-@pytest.mark.parametrize(("plan", "calls_before", "tools"), [
-    ("llm_error_persistent", 0, False),
-    ("llm_error_pos_mid", 1, False),
-    ("tool_error_persistent", 0, True),
+@pytest.mark.parametrize(("plan", "calls_before", "tools", "scenario"), [
+    ("llm_error_persistent", 0, False, "sse_gated"),
+    ("llm_error_pos_mid", 1, False, "sse_gated"),
+    ("tool_error_persistent", 0, True, "sse_gated"),
+    ("llm_error_persistent", 0, False, "json_gated"),
+    ("tool_error_persistent", 0, False, "json_gated"),  # decided on the body: it may call a tool anyway
 ])
-def test_streams_are_held_back_when_a_fault_can_fire(plan: str, calls_before: int, tools: bool,
+def test_streams_are_held_back_when_a_fault_can_fire(plan: str, calls_before: int, tools: bool, scenario: str,
                                                      server: RawServer, memory_tracing: Any) -> None:
     """The control: a rule that can fire does read the body whole (else the tests above prove nothing)."""
     provider, _ = memory_tracing
-    assert not _first_chunk_in_time(server, provider, plan, calls_before=calls_before, tools=tools)
+    assert not _first_chunk_in_time(server, provider, plan, calls_before=calls_before, tools=tools,
+                                    scenario=scenario)
 
 
 def test_async_stream_flows_when_the_plan_is_spent(server: RawServer, memory_tracing: Any) -> None:
@@ -133,6 +142,26 @@ def test_could_fire_leaves_seeded_draws_alone() -> None:
         return out
 
     assert fired(True) == fired(False) and fired(False)
+
+
+def test_choose_says_why_a_rule_put_on_the_call_did_not_fire() -> None:
+    content = EpisodeState(task_id="t", plan=resolve_plan("llm_error_persistent"), seed=1)
+    why: list[tuple[str, str]] = []
+    assert content.choose("response", 1, has_tool_calls=True, why=why) is None
+    assert why == [("llm_error_persistent", "guarded out: the response has tool calls and the fault targets content")]
+    tool = EpisodeState(task_id="t", plan=resolve_plan("tool_error_single"), seed=1)
+    why = []
+    assert tool.choose("response", 1, has_tool_calls=False, why=why) is None and why[0][0] == "tool_error_single"
+    assert tool.choose("response", 2, has_tool_calls=True) is not None
+    why = []
+    assert tool.choose("response", 3, has_tool_calls=False, why=why) is None and why == [], "spent: not this call"
+    drawn = EpisodeState(task_id="t", plan=resolve_plan("llm_error_intermittent"), seed=7)
+    reasons = []
+    for n in range(1, 30):
+        why = []
+        if drawn.choose("response", n, has_tool_calls=False, why=why) is None:
+            reasons += [r for _, r in why]
+    assert reasons and all(r.startswith("seeded draw") for r in reasons)
 
 
 def test_zero_probability_cannot_fire() -> None:
