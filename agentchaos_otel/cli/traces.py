@@ -24,6 +24,11 @@ app = typer_app(help="Inspect, import, export and receive traces.duckdb files.")
 
 DbArg = Annotated[Path, typer.Argument(help="A traces.duckdb file.", show_default=False)]
 DbOpt = Annotated[Path, typer.Option("--db", help="Trace file (created if missing).")]
+HostOpt = Annotated[str, typer.Option(help="Address to listen on; beyond loopback (e.g. 0.0.0.0) a --token is "
+                                          "required.")]
+TokenOpt = Annotated[str | None, typer.Option(envvar="AGENTCHAOS_RECEIVER_TOKEN", show_default=False,
+                                              help="Bearer token every sender must present (Authorization: Bearer "
+                                                   "TOKEN; OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20TOKEN).")]
 SecondsOpt = Annotated[float | None, typer.Option(help="Stop after this many seconds (default: until Ctrl-C "
                                                        "or SIGTERM).")]
 
@@ -209,7 +214,9 @@ def export_cmd(
 @app.command("receive")
 def receive_cmd(
     db: Annotated[Path, typer.Option(help="Trace file to land spans in.")] = Path("traces.duckdb"),
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Loopback port (0 picks a free one).")] = 4318,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0 picks a free one).")] = 4318,
+    host: HostOpt = "127.0.0.1",
+    token: TokenOpt = None,
     seconds: SecondsOpt = None,
     parquet: Annotated[Path | None, typer.Option(help="Write hive-partitioned Parquet (date, service) into this "
                                                       "directory instead of --db.")] = None,
@@ -220,25 +227,30 @@ def receive_cmd(
                                                           "senders get 503 with Retry-After (default: "
                                                           "AGENTCHAOS_RECEIVER_QUEUE or 64).")] = None,
 ) -> None:
-    """Receive OTLP/HTTP traces from any agent on loopback and store them in DuckDB (or Parquet).
+    """Receive OTLP/HTTP traces from any agent and store them in DuckDB (or Parquet).
 
-    Ctrl-C or SIGTERM stops it cleanly: accepted spans are in the store before it exits.
+    It listens on loopback unless told otherwise, answers only requests addressed to it (the Host
+    header), and with a token only senders that present it. Ctrl-C or SIGTERM stops it cleanly:
+    accepted spans are in the store before it exits.
     """
+    from agentchaos_otel.store.receivers.access import needs_token
     from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
     from agentchaos_otel.store.receivers.parse_workers import default_workers
     from agentchaos_otel.terminal import data_console
 
     if parquet is None and db.is_dir():
         raise UsageError(directory_as_store(db))
-    console = data_console()
+    needs_token(host, token)
+    console = data_console(soft_wrap=True)
     sink = None
     if parquet is not None:
         from agentchaos_otel.store.parquet import ParquetSpanSink
 
         sink = ParquetSpanSink(parquet)
-    with OTLPReceiver(str(db), port=port, sink=sink, queue_size=queue,
+    with OTLPReceiver(str(db), host=host, port=port, sink=sink, queue_size=queue, token=token,
                       workers=default_workers() if workers is None else workers) as receiver:
-        console.print(f"listening: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {parquet or db}")
+        console.print(f"listening: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {parquet or db}"
+                      + ("  (bearer token required)" if token else ""))
         why = wait_for_stop(seconds)
     # Out of the block: the queue is drained and the journal loaded into the store by now.
     console.print(f"received {receiver.received} spans; stopped ({why})")
@@ -248,23 +260,28 @@ def receive_cmd(
 @app.command("receive-grpc")
 def receive_grpc_cmd(
     db: DbOpt = Path("traces.duckdb"),
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Loopback port (0 picks a free one).")] = 4317,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0 picks a free one).")] = 4317,
+    host: HostOpt = "127.0.0.1",
+    token: TokenOpt = None,
     seconds: SecondsOpt = None,
 ) -> None:
-    """Receive OTLP/gRPC traces from any agent on loopback and store them in DuckDB."""
+    """Receive OTLP/gRPC traces from any agent (on loopback unless told otherwise) and store them in DuckDB."""
     import os
 
     os.environ.setdefault("GRPC_VERBOSITY", "NONE")  # a busy port is our one-line error, not gRPC's log
 
+    from agentchaos_otel.store.receivers.access import needs_token
     from agentchaos_otel.store.receivers.otlp_grpc import OTLPGrpcReceiver
     from agentchaos_otel.terminal import data_console
 
     if db.is_dir():
         raise UsageError(directory_as_store(db))
-    console = data_console()
-    with OTLPGrpcReceiver(str(db), port=port) as receiver:
+    needs_token(host, token)
+    console = data_console(soft_wrap=True)
+    with OTLPGrpcReceiver(str(db), host=host, port=port, token=token) as receiver:
         console.print(f"listening: OTEL_EXPORTER_OTLP_PROTOCOL=grpc "
-                      f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {db}")
+                      f"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={receiver.endpoint}  →  {db}"
+                      + ("  (bearer token required)" if token else ""))
         why = wait_for_stop(seconds)
     console.print(f"received {receiver.received} spans; stopped ({why})")
     note_spooled(db)

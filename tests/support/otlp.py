@@ -50,7 +50,12 @@ def pb_request(n: int, trace_byte: int = 1, attrs_per_span: int = 8, prefix: byt
 
 
 def raw_http(port: int, request: bytes, timeout_s: float = 10.0) -> tuple[int, bytes]:
-    """Send bytes as they are (bad framing included) and return (status, response bytes)."""
+    """Send bytes as they are (bad framing included) and return (status, response bytes).
+
+    ``Host: x`` (``post_head``'s) becomes the receiver's own address: requests for another host
+    are refused before anything else is looked at (``receivers/access.py``).
+    """
+    request = request.replace(b"\r\nHost: x\r\n", f"\r\nHost: 127.0.0.1:{port}\r\n".encode(), 1)
     with socket.create_connection(("127.0.0.1", port), timeout=timeout_s) as s:
         s.sendall(request)
         data = b""

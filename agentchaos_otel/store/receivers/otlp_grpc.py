@@ -26,6 +26,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.sdk.trace.export import SpanExportResult
 
 from agentchaos_otel.store.exporter import DuckDBSpanExporter
+from agentchaos_otel.store.receivers.access import Access, needs_token
 from agentchaos_otel.store.receivers.otlp_http import MAX_BODY, BadPayload, rows_from_protobuf
 
 logger = logging.getLogger(__name__)
@@ -39,6 +40,9 @@ class _TraceService(trace_service_pb2_grpc.TraceServiceServicer):
         self.receiver = receiver
 
     def Export(self, request: ExportTraceServiceRequest, context: Any) -> ExportTraceServiceResponse:  # noqa: N802
+        metadata = dict(context.invocation_metadata() or ())
+        if not self.receiver.access.authorized(metadata.get("authorization")):
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, "a bearer token is required (authorization: Bearer TOKEN)")
         try:
             rows = rows_from_protobuf(request.SerializeToString())
         except BadPayload as exc:
@@ -65,11 +69,15 @@ class _LogsService(logs_service_pb2_grpc.LogsServiceServicer):
 class OTLPGrpcReceiver:
     """`with OTLPGrpcReceiver("traces.duckdb") as r:` then export OTLP/gRPC to `r.endpoint`.
 
-    Binds to loopback only and without TLS: the receiver has no authentication.
+    Without TLS. Given a ``token``, every request must carry it as ``authorization: Bearer TOKEN``
+    metadata; beyond loopback a token is required (``access.py``). Browsers cannot speak gRPC, so
+    there is no ``Host`` check to make here.
     """
 
     def __init__(self, db: str | os.PathLike[str] | None = None, *, host: str = "127.0.0.1",
-                 port: int = DEFAULT_GRPC_PORT, workers: int = 4) -> None:
+                 port: int = DEFAULT_GRPC_PORT, workers: int = 4, token: str | None = None) -> None:
+        needs_token(host, token)
+        self.access = Access(frozenset(), token or None)
         self.exporter = DuckDBSpanExporter(db)
         self.received = 0
         self.lock = threading.Lock()

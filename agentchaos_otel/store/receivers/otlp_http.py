@@ -40,6 +40,7 @@ from agentchaos_otel import redact
 from agentchaos_otel.content_encoding import TooLarge, UnsupportedEncoding, bounded_decompress
 from agentchaos_otel.store.database.columns import PER_SPAN_REDACTED
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, clean_attributes, events_json, secret_key_memo
+from agentchaos_otel.store.receivers.access import Access, needs_token
 from agentchaos_otel.store.receivers.write_queue import IngestQueue, QueueFull
 
 logger = redact.get_logger(__name__)
@@ -387,6 +388,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _post(self) -> None:
         ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         as_json = ctype == "application/json"
+        refusal = self.receiver.access.refusal(self.headers.get("Host"), self.headers.get("Authorization"))
+        if refusal is not None:
+            self.close_connection = True
+            self.receiver.count("refused")
+            self._error(*refusal, as_json)
+            return
         if self.path.split("?")[0] != TRACES_PATH:
             self.close_connection = True
             self._error(404, f"only {TRACES_PATH} is served: this receiver stores traces, not metrics or logs", as_json)
@@ -450,7 +457,8 @@ class _Server(ThreadingHTTPServer):
 class OTLPReceiver:
     """`with OTLPReceiver("traces.duckdb") as r:` then export OTLP/HTTP to `r.endpoint`.
 
-    Binds to loopback only: the receiver has no authentication. ``queue_size`` bounds how many
+    Answers only requests whose ``Host`` names its address and, given a ``token``, that carry it
+    as a bearer token; beyond loopback a token is required (``access.py``). ``queue_size`` bounds how many
     requests may wait for the writer (default ``AGENTCHAOS_RECEIVER_QUEUE`` or 64); beyond it
     requests get 503 with Retry-After. ``workers``: processes that parse requests beside this
     one's writer (``store/otlp_workers.py``); 0 parses in this process.
@@ -458,7 +466,9 @@ class OTLPReceiver:
 
     def __init__(self, db: str | os.PathLike[str] | None = None, *, host: str = "127.0.0.1",
                  port: int = 0, queue_size: int | None = None, read_timeout_s: float = READ_TIMEOUT_S,
-                 store_timeout_s: float = STORE_TIMEOUT_S, sink: Any = None, workers: int = 0) -> None:
+                 store_timeout_s: float = STORE_TIMEOUT_S, sink: Any = None, workers: int = 0,
+                 token: str | None = None) -> None:
+        needs_token(host, token)  # before anything is opened
         # ``sink``: anything whose export_rows(rows) writes durably before returning, and
         # shutdown(), e.g. store.parquet.ParquetSpanSink; default the DuckDB store at ``db``.
         self.exporter = sink if sink is not None else DuckDBSpanExporter(db)
@@ -475,6 +485,7 @@ class OTLPReceiver:
         handler = type("Handler", (_Handler,), {"receiver": self})
         self._server = _Server((host, port), handler)
         self._server.daemon_threads = True
+        self.access = Access.bound(host, self.port, token)
         self._thread: threading.Thread | None = None
         self.workers = max(0, workers)
         self._workers: Any = None
@@ -502,7 +513,7 @@ class OTLPReceiver:
         if self.workers:
             from agentchaos_otel.store.receivers.parse_workers import Workers
 
-            self._workers = Workers(self, self._server.socket, self.workers, PARSERS)
+            self._workers = Workers(self, self._server.socket, self.workers, PARSERS, self.access)
             return self
         self._thread = threading.Thread(target=self._server.serve_forever, name="otlp-receiver", daemon=True)
         self._thread.start()

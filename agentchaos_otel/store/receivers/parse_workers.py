@@ -103,8 +103,10 @@ class _RemoteIngest:
 class _Front:
     """What ``otlp_receiver._Handler`` needs of a receiver, in a worker process."""
 
-    def __init__(self, conn: Connection, read_timeout_s: float, store_timeout_s: float, parsers: int) -> None:
+    def __init__(self, conn: Connection, read_timeout_s: float, store_timeout_s: float, parsers: int,
+                 access: Any) -> None:
         self.ingest = _RemoteIngest(conn)
+        self.access = access
         self.parse_slots = threading.BoundedSemaphore(parsers)
         self.read_timeout_s = read_timeout_s
         self.store_timeout_s = store_timeout_s
@@ -117,7 +119,7 @@ class _Front:
 
 
 def worker_main(sock: socket.socket, conn: Connection, read_timeout_s: float, store_timeout_s: float,
-                parsers: int, secrets: list[str]) -> None:
+                parsers: int, secrets: list[str], access: Any) -> None:
     """A worker process: serve the receiver's socket until the receiver says stop or goes away.
 
     ``secrets``: the credentials the receiver's process remembered when it started the workers,
@@ -131,7 +133,7 @@ def worker_main(sock: socket.socket, conn: Connection, read_timeout_s: float, st
     for value in secrets:
         redact.remember(value)
 
-    front = _Front(conn, read_timeout_s, store_timeout_s, parsers)
+    front = _Front(conn, read_timeout_s, store_timeout_s, parsers, access)
     handler = type("Handler", (_Handler,), {"receiver": front})
     server = _Server(sock.getsockname(), handler, bind_and_activate=False)
     server.socket.close()
@@ -146,7 +148,7 @@ def worker_main(sock: socket.socket, conn: Connection, read_timeout_s: float, st
 class Workers:
     """The receiver's side: start the worker processes and answer their ``store`` requests."""
 
-    def __init__(self, receiver: Any, sock: socket.socket, n: int, parsers: int) -> None:
+    def __init__(self, receiver: Any, sock: socket.socket, n: int, parsers: int, access: Any) -> None:
         self.receiver = receiver
         self._pool = ThreadPoolExecutor(max_workers=max(8, receiver.ingest.max_pending + 4),
                                         thread_name_prefix="agentchaos-otlp-store")
@@ -158,7 +160,7 @@ class Workers:
             mine, theirs = ctx.Pipe()
             proc = ctx.Process(target=worker_main, name=f"agentchaos-otlp-worker-{i}", daemon=True,
                                args=(sock, theirs, receiver.read_timeout_s, receiver.store_timeout_s, parsers,
-                                     redact.remembered()))
+                                     redact.remembered(), access))
             proc.start()
             theirs.close()
             self._procs.append(proc)
