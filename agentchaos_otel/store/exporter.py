@@ -59,6 +59,38 @@ from agentchaos_otel.store.durability.spool import Spool
 
 logger = redact.get_logger(__name__)
 
+SPOOL_NOTICE_PERIOD_S = 60.0
+
+
+class SpoolNotice:
+    """Says that spans go to the spool once per period, with how often and how many since the last line.
+
+    Writers taking turns on one file lock each other out many times a minute; a line per event
+    buries the log (143 lines from 8 writers in one run). The first event is said at once, the
+    rest are counted and said, with their count, at the first event after ``period_s``.
+    ``clock`` is injectable, so the period is tested without waiting.
+    """
+
+    def __init__(self, period_s: float = SPOOL_NOTICE_PERIOD_S, clock: Any = time.monotonic) -> None:
+        self.period_s = period_s
+        self.clock = clock
+        self._said_at: float | None = None
+        self._events = 0
+        self._spans = 0
+
+    def spooled(self, exc: BaseException, spans: int, spool: Any, *, new_event: bool) -> None:
+        """``spans`` went to ``spool`` because of ``exc``; ``new_event``: the database was writable before."""
+        self._events += new_event
+        self._spans += spans
+        now = self.clock()
+        if self._said_at is not None and now - self._said_at < self.period_s:
+            logger.debug("%s; spooled %d more spans", exc, spans)
+            return
+        since = ("" if self._said_at is None else
+                 f" ({self._events} times, {self._spans} spans spooled since the last note)")
+        logger.error("%s; spooling spans to %s until it is writable%s", exc, spool, since)
+        self._said_at, self._events, self._spans = now, 0, 0
+
 # How the project sizes the batch processor in front of this exporter (``configure()``, and
 # zero-code when the store is the only trace exporter) unless the user set the OTEL_BSP_* sizes.
 # DuckDB's fixed cost per insert statement is a large part of a 512-span batch, the SDK's
@@ -493,6 +525,7 @@ class DuckDBSpanExporter(SpanExporter):
         self.lock_timeout_s = lock_timeout_s
         self.spool = Spool(self.path)
         self._failing = False
+        self.spool_notice = SpoolNotice()
         self._shutdown = False
         self._journal = False
         self._memory = MemoryHold(self.path, log=logger)  # rows kept while neither database nor spool is writable
@@ -546,11 +579,8 @@ class DuckDBSpanExporter(SpanExporter):
                 return WriteOutcome(result, "memory" if result == SpanExportResult.SUCCESS else "lost")
             if held:
                 self._memory.released(len(held), "spool")
-            if not self._failing:
-                logger.error("%s; spooling spans to %s until it is writable", exc, self.spool.path)
-                self._failing = True
-            else:
-                logger.debug("%s; spooled %d more spans", exc, len(pending))
+            self.spool_notice.spooled(exc, len(pending), self.spool.path, new_event=not self._failing)
+            self._failing = True
             return WriteOutcome(SpanExportResult.SUCCESS, "spool")
         if held:
             self._memory.released(len(held), "database")
