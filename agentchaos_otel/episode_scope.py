@@ -45,6 +45,7 @@ class Episode:
         self.agent_name = agent_name
         self.simulated = simulated
         self.extra = dict(attributes or {})
+        self._tracer_provider = tracer_provider  # the wrapped tools' spans go where the episode's do
         self._tracer = trace.get_tracer(TRACER_NAME, tracer_provider=tracer_provider)
         self.state = EpisodeState(task_id=self.task_id, plan=self.plan, seed=self.seed,
                                   condition=self.condition, agent_name=agent_name)
@@ -71,7 +72,7 @@ class Episode:
         """
         from agentchaos_otel.inject.tools import ToolFaultInjector
 
-        injector = ToolFaultInjector.for_current_episode()
+        injector = ToolFaultInjector.for_current_episode(tracer_provider=self._tracer_provider)
         return injector.wrap(tools) if guard is None else guard.wrap(tools, injector=injector)
 
     def set_outcome(self, success: bool, error: str | None = None) -> None:

@@ -22,7 +22,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.records import EpisodeTrace, StepRecord
-from agentchaos_otel.store.read.live_steps import step_from_span
+from agentchaos_otel.store.read.live_steps import in_start_order, step_from_span
 from agentchaos_otel.trace import metrics as instruments
 from agentchaos_otel.trace import verdicts
 
@@ -71,7 +71,7 @@ class LiveDiagnosisProcessor(SpanProcessor):
             from diagnosers.base import diagnose_episodes
 
             trace = EpisodeTrace(trace_id=format(trace_id, "032x"), task_id=episode.task_id,
-                                 steps=tuple(sorted(steps, key=lambda s: (s.step, s.start_ns))), success=False,
+                                 steps=tuple(in_start_order(steps)), success=False,
                                  condition=episode.condition, seed=episode.seed)
             (d,) = diagnose_episodes(self.diagnoser, [trace])
             row = d.to_dict()
