@@ -21,6 +21,7 @@ import base64
 import json
 import math
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -452,6 +453,15 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     # the stdlib backlog of 5 resets connections when a few dozen exporters connect at once
     request_queue_size = 256
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that resets or drops its connection is routine: one debug line, not a traceback on stderr."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            logger.debug("otlp receiver: %s from %s went away (%s)", type(exc).__name__, client_address[0], exc)
+            return
+        logger.error("otlp receiver: unexpected %s serving %s", type(exc).__name__, client_address[0],
+                     exc_info=exc)
 
 
 class OTLPReceiver:

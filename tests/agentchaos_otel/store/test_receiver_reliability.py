@@ -114,9 +114,9 @@ def test_escaped_lone_surrogate_is_stored_repaired(tmp_path: Path) -> None:
 ], ids=["non-numeric-length", "negative-length", "no-length", "length-over-body", "content-type", "path"])
 def test_bad_framing_gets_4xx_and_the_receiver_keeps_serving(tmp_path: Path, head: bytes, status: int) -> None:
     with OTLPReceiver(tmp_path / "t.duckdb", read_timeout_s=0.5) as receiver:
-        t0 = time.monotonic()
-        got, _ = raw_http(receiver.port, head, timeout_s=5)
-        assert got == status and time.monotonic() - t0 < 4
+        # The answer itself is the check (a hang would leave no status): no wall-clock limit here.
+        got, _ = raw_http(receiver.port, head, timeout_s=60)
+        assert got == status
         good(receiver)
 
 
@@ -146,7 +146,7 @@ def test_full_queue_answers_503_with_retry_after_and_loses_nothing(tmp_path: Pat
 
         def slow(rows: list[dict[str, Any]]) -> None:
             writing.set()
-            release.wait(10)  # a writer held up (a slow disk)
+            release.wait(300)  # a writer held up (a slow disk), until the test lets it go
             real(rows)
 
         receiver.exporter.spool.append = slow  # type: ignore[method-assign]
@@ -157,11 +157,10 @@ def test_full_queue_answers_503_with_retry_after_and_loses_nothing(tmp_path: Pat
 
         first = threading.Thread(target=send, args=("first", 0x41))
         first.start()
-        assert writing.wait(5)  # the writer has taken the first request and blocks in it
-        deadline = time.monotonic() + 5
+        assert writing.wait(300)  # the writer has taken the first request and blocks in it
         second = threading.Thread(target=send, args=("second", 0x42))
         second.start()
-        while not receiver.ingest.full() and time.monotonic() < deadline:
+        while not receiver.ingest.full():  # however slow the machine: the second request waits in the queue
             time.sleep(0.01)
         r = httpx.post(receiver.endpoint, content=pb_request(4, trace_byte=0x43), headers=PB)
         assert r.status_code == 503 and r.headers["Retry-After"] == "1"
@@ -173,3 +172,22 @@ def test_full_queue_answers_503_with_retry_after_and_loses_nothing(tmp_path: Pat
     assert len(stored_ids(db)) == 12
     with open_store(db) as conn:
         assert A.STORE_REPAIRED not in conn.execute("SELECT string_agg(attributes::VARCHAR) FROM spans").fetchone()[0]
+
+
+def test_a_client_that_resets_its_connection_leaves_no_traceback(tmp_path: Path,
+                                                                  capfd: pytest.CaptureFixture[str]) -> None:
+    """A sender killed mid-request (RST), before and after its headers: nothing on stderr, still serving."""
+    import socket
+    import struct
+
+    with OTLPReceiver(tmp_path / "t.duckdb") as receiver:
+        head = post_head("/v1/traces", "application/x-protobuf", "100").replace(
+            b"Host: x", f"Host: 127.0.0.1:{receiver.port}".encode())
+        for partial in (b"POST /v1/tra", head + b"abc"):
+            s = socket.create_connection(("127.0.0.1", receiver.port))
+            s.sendall(partial)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.close()  # RST: the server's read fails with ConnectionResetError
+        good(receiver)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ConnectionResetError" not in err, err
