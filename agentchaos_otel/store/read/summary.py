@@ -7,10 +7,12 @@ model are counted and flagged so a summary of simulated runs is never mistaken f
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import duckdb
 
+from agentchaos_otel.errors import UsageError, unknown
 from agentchaos_otel.store.database import schema
 from agentchaos_otel.store.database.connect import StoreError, open_store, read_version
 from agentchaos_otel.store.read.spooled import waiting_in_spool
@@ -106,3 +108,21 @@ def render_summary(summary: dict[str, Any]) -> str:
         r = "n/a" if c["rate"] is None else f"{100 * c['rate']:.1f}%"
         lines.append(f"    {cond:<16} {c['succeeded']:>5}/{c['known']:<5} {r:>7}  episodes {c['episodes']}")
     return "\n".join(lines)
+
+
+def known_conditions(path: str | os.PathLike[str]) -> list[str]:
+    """The conditions the store's episodes were run under, sorted."""
+    with open_store(path) as conn:
+        rows = conn.execute("SELECT DISTINCT condition FROM episodes WHERE condition IS NOT NULL ORDER BY 1").fetchall()
+    return [c for (c,) in rows]
+
+
+def check_conditions(path: str | os.PathLike[str], conditions: Sequence[str]) -> None:
+    """A ``--condition`` filter naming no condition of the store is a mistake, not an empty answer."""
+    if not conditions:
+        return
+    known = known_conditions(path)
+    for c in conditions:
+        if c not in known:
+            raise UsageError(unknown("condition", c, known) if known else
+                             f"unknown condition {c!r}; the store records no condition")

@@ -206,3 +206,20 @@ def test_debug_shows_the_traceback_of_a_known_failure(files: dict[str, str], cap
     monkeypatch.setattr(sys, "argv", ["diagnose", files["missing"]])
     with pytest.raises(DiagnoseError):
         _script("diagnose")()
+
+
+def test_a_condition_filter_the_store_does_not_know_names_the_known_ones(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "demo.duckdb"
+    code, _, err = _run(capsys, monkeypatch, "agentchaos", "demo", "--db", str(db), "--episodes", "3",
+                        "--workers", "1")
+    assert code == 0, err
+    for script in ("diagnose", "agentchaos"):
+        prefix = ["diagnose"] if script == "agentchaos" else []
+        for command in ([], ["evaluate"]):
+            code, out, err = _run(capsys, monkeypatch, script, *prefix, *command, str(db), "--condition", "nnone",
+                                  "--no-write" if not command else "--bootstrap", *([] if not command else ["10"]))
+            line = _one_error_line(err)
+            assert code == 2 and "unknown condition 'nnone'; choose one of" in line, line
+            assert "llm_error_single" in line and "none" in line
+            assert out == ""
