@@ -190,7 +190,7 @@ def render_terminal(m: StudyMeasures, console: Console) -> None:
                   "" if pb is None else f"{pb.value:.2f}",
                   "" if s is None else f"{s.steps_per_episode:.1f}",
                   "" if s is None else f"{s.tool_calls_per_episode:.1f}")
-    console.print(t)
+    console.print(t if t.row_count else "Burst structure: no condition had steps to measure.")
     console.print(f"published study: {P.STUDY_TOTALS['steps_per_episode']} moves and "
                   f"{P.STUDY_TOTALS['tool_calls_per_episode']} tool calls per episode")
 
