@@ -1,6 +1,6 @@
 """Episode-level evaluation of failure predictors and the three-feature-set comparison.
 
-Measures follow DESIGN.md section 6: every step prefix is scored; an episode's score is its
+Measures follow docs/design.md section 6: every step prefix is scored; an episode's score is its
 highest prefix score (it alarms when any prefix reaches the threshold); AUROC is computed over
 those episode scores with failure as the positive class; detection is the share of failed test
 episodes that alarm at the threshold chosen on validation; lead is counted from the first alarm

@@ -2,7 +2,7 @@
 
 Every function takes a list of ``EpisodeTrace`` (unblinded: the measures need ground truth) and,
 where resampling is involved, an explicit seed, so the same corpus and seed always give the same
-report and every measure can be tested on hand-built traces. Definitions follow DESIGN.md
+report and every measure can be tested on hand-built traces. Definitions follow docs/design.md
 section 6; where the study left a detail open the choice is stated in the function's docstring.
 
 Episodes of a faulted condition whose faults never changed what the agent saw ("not triggered")

@@ -1,4 +1,4 @@
-"""Sanity checks that must hold before a campaign's episodes count (DESIGN.md section 6).
+"""Sanity checks that must hold before a campaign's episodes count (docs/design.md section 6).
 
 A campaign whose injector silently never fires, or fires on a different schedule every run,
 produces numbers that look like results. These checks use deliberately extreme settings with

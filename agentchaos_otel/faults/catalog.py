@@ -32,7 +32,7 @@ Label vocabulary (``agentchaos.fault.type``; what diagnosers predict)
     no finish_reason (cut with or without ``[DONE]``, empty stream); ``truncate`` when it ends
     with finish_reason ``length``; ``corrupt`` for corrupted deltas; ``empty`` when tool-call
     deltas are dropped (the tool_empty phenomenon); ``latency`` for a stall.
-    Tool results (DESIGN 3.3) keep their own kind names.
+    Tool results (docs/design.md 3.3) keep their own kind names.
 """
 
 from __future__ import annotations

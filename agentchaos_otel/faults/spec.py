@@ -31,7 +31,7 @@ STREAM_CUT = "stream_cut"
 AGENTCHAOS_TYPES = (ERROR, TIMEOUT, EMPTY, TRUNCATE, CORRUPT, SCHEMA)
 RESPONSE_FAULT_TYPES = AGENTCHAOS_TYPES + (CONTENT_FILTER, STALE, WRONG_VALUE, LATENCY, HTTP_ERROR,
                                            RATE_LIMIT, CONNECTION, STREAM_CUT)
-# Tool-result kinds (DESIGN 3.3); "timeout", "rate_limit", "empty" and "wrong_value" are shared.
+# Tool-result kinds (docs/design.md 3.3); "timeout", "rate_limit", "empty" and "wrong_value" are shared.
 TOOL_RESULT_FAULT_TYPES = ("timeout", "rate_limit", "empty", "malformed_json", "truncated", "key_rename",
                            "wrong_value")
 

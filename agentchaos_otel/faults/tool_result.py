@@ -1,4 +1,4 @@
-"""The seven tool-result faults of the tool-response study (DESIGN.md 3.3).
+"""The seven tool-result faults of the tool-response study (docs/design.md 3.3).
 
 The tool has already run; these functions only decide what the agent is *shown*. They never
 mutate the tool's own return value (the tool may hand out references to its internal state), and

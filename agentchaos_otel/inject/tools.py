@@ -101,7 +101,7 @@ class ToolFaultInjector:
     else its condition if that names a tool condition; its seed; its task id), else ``"none"``,
     0 and ``""``. Equal (condition, seed, episode_key, kinds) give equal fault logs and equal
     shown results for equal tool results. ``rate`` is the per-step probability of the
-    ``independent`` condition (1.0 and 0.0 are the sanity checks of DESIGN.md 6). A
+    ``independent`` condition (1.0 and 0.0 are the sanity checks of docs/design.md 6). A
     ``once_<kind>`` condition faults exactly one of the first four tool calls with that kind
     (see ``schedule.ONCE_STEP_RANGE``), which gives an episode a single known root cause.
     """

@@ -1,1 +1,1 @@
-"""Running work that outgrows one process: on local processes, or on Ray, an existing engine (DESIGN 9)."""
+"""Running work that outgrows one process: on local processes, or on Ray, an existing engine (docs/design.md 9)."""

@@ -1,4 +1,4 @@
-"""The catalog must reproduce AgentChaos's 65 configurations exactly and label them per DESIGN 3.1."""
+"""The catalog must reproduce AgentChaos's 65 configurations exactly and label them per docs/design.md 3.1."""
 
 from __future__ import annotations
 
