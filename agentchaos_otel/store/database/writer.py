@@ -27,6 +27,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import duckdb
@@ -86,7 +87,10 @@ class WriterCache:
     """Writable connections by absolute path; every method is thread-safe."""
 
     def __init__(self, idle_close_s: float = IDLE_CLOSE_S, max_hold_s: float = MAX_HOLD_S,
-                 reader_window_s: float = READER_WINDOW_S) -> None:
+                 reader_window_s: float = READER_WINDOW_S, clock: Callable[[], float] = time.monotonic) -> None:
+        # ``clock``: what decides floods, idleness and hold limits; injectable, so those decisions
+        # are tested on a clock the test moves, not on how fast the machine runs the test.
+        self.clock = clock
         self.idle_close_s = idle_close_s
         self.max_hold_s = max_hold_s
         self.reader_window_s = reader_window_s
@@ -119,11 +123,11 @@ class WriterCache:
                 raise failed
             last_end = self._last_end.get(path)
             arrived = self._arrived.pop(path, None)
-            came = arrived if arrived is not None and last_end is not None and arrived >= last_end else time.monotonic()
+            came = arrived if arrived is not None and last_end is not None and arrived >= last_end else self.clock()
             self._idle_before[path] = came - last_end if last_end is not None else float("inf")
             held = self._held.get(path)
             if held is not None and not held.busy:
-                now = time.monotonic()
+                now = self.clock()
                 usable = (_file_ident(path) == held.ident and os.access(path, os.W_OK)
                           and now - held.opened < self.max_hold_s)
                 if usable:
@@ -139,7 +143,7 @@ class WriterCache:
         if stale is not None:
             _close_quietly(stale.conn)
         if released is not None:  # let waiting readers in before taking the file again
-            time.sleep(max(0.0, released + self.reader_window_s - time.monotonic()))
+            time.sleep(max(0.0, released + self.reader_window_s - self.clock()))
         conn = _writer(connect(path, read_only=False, timeout_s=timeout_s))
         ident = _file_ident(path)
         if ident is None or self.idle_close_s <= 0:
@@ -147,7 +151,7 @@ class WriterCache:
         with self._cv:
             if path in self._held:  # another thread cached one meanwhile: keep theirs
                 return conn
-            self._held[path] = _Held(conn, ident, time.monotonic())
+            self._held[path] = _Held(conn, ident, self.clock())
         return conn
 
     def expect(self, path: str, timeout_s: float | None = None) -> None:
@@ -162,7 +166,7 @@ class WriterCache:
         """
         path = os.path.abspath(path)
         with self._cv:
-            now = time.monotonic()
+            now = self.clock()
             if len(self._arrived) > 1024:
                 self._arrived.clear()
             self._arrived[path] = now
@@ -182,7 +186,7 @@ class WriterCache:
         conn: duckdb.DuckDBPyConnection | None = None
         try:
             if released is not None:  # let waiting readers in before taking the file again
-                time.sleep(max(0.0, released + self.reader_window_s - time.monotonic()))
+                time.sleep(max(0.0, released + self.reader_window_s - self.clock()))
             conn = _writer(connect(path, read_only=False, timeout_s=timeout_s))
             ident = _file_ident(path)
         except Exception as exc:  # noqa: BLE001 - handed to the batch's acquire, which raises it
@@ -197,7 +201,7 @@ class WriterCache:
             if ident is None or path in self._held:
                 extra = conn
             else:
-                now = time.monotonic()
+                now = self.clock()
                 self._held[path] = _Held(conn, ident, now, last_used=now, busy=False,
                                          reserved_until=now + EXPECT_GRACE_S)
                 extra = None
@@ -214,7 +218,7 @@ class WriterCache:
     def release(self, path: str, conn: duckdb.DuckDBPyConnection, *, ok: bool) -> None:
         """Give a connection back: kept for the next batch when the write went well in a flood."""
         with self._cv:
-            now = time.monotonic()
+            now = self.clock()
             if len(self._last_end) > 1024:
                 self._last_end.clear()
                 self._idle_before.clear()
@@ -255,20 +259,29 @@ class WriterCache:
         with self._cv:
             return path in self._held
 
+    def close_idle_now(self) -> float:
+        """Close every connection idle by ``clock``; the seconds until the next one is due."""
+        with self._cv:
+            return self._close_due()
+
+    def _close_due(self) -> float:
+        now = self.clock()
+        wait = self.idle_close_s
+        for path, held in list(self._held.items()):
+            if held.busy:
+                continue
+            due = max(held.last_used + self.idle_close_s, held.reserved_until)
+            if due <= now:
+                del self._held[path]
+                _close_quietly(held.conn)
+            else:
+                wait = min(wait, due - now)
+        return wait
+
     def _close_idle(self) -> None:
         with self._cv:
             while self._held:
-                now = time.monotonic()
-                wait = self.idle_close_s
-                for path, held in list(self._held.items()):
-                    if held.busy:
-                        continue
-                    due = max(held.last_used + self.idle_close_s, held.reserved_until)
-                    if due <= now:
-                        del self._held[path]
-                        _close_quietly(held.conn)
-                    else:
-                        wait = min(wait, due - now)
+                wait = self._close_due()
                 if self._held:
                     self._cv.wait(wait)
             self._closer = None
