@@ -103,6 +103,8 @@ class WriterCache:
         self._opening: set[str] = set()  # paths being opened ahead of their batch (`expect`)
         self._open_failed: dict[str, Exception] = {}  # why such an open failed, for the batch's acquire
         self._closer: threading.Thread | None = None
+        self._openers: set[threading.Thread] = set()
+        self._stopping = False  # the interpreter is exiting: no more background work
 
     def acquire(self, path: str, timeout_s: float) -> duckdb.DuckDBPyConnection:
         """A writable connection to `path`; give it back with `release`. Raises StoreError.
@@ -175,14 +177,23 @@ class WriterCache:
                 held.reserved_until = now + EXPECT_GRACE_S
             self._open_failed.pop(path, None)  # an earlier batch's failed open is not this one's
             if (timeout_s is None or held is not None or path in self._opening or self.idle_close_s <= 0
-                    or os.path.isdir(path)):
+                    or os.path.isdir(path) or self._stopping):
                 return
             self._opening.add(path)
             released = self._released_at.pop(path, None)
-        threading.Thread(target=self._open_ahead, args=(path, timeout_s, released),
-                         name="agentchaos-store-opener", daemon=True).start()
+            opener = threading.Thread(target=self._open_ahead, args=(path, timeout_s, released),
+                                      name="agentchaos-store-opener", daemon=True)
+            self._openers.add(opener)
+        opener.start()
 
     def _open_ahead(self, path: str, timeout_s: float, released: float | None) -> None:
+        try:
+            self._open_ahead_now(path, timeout_s, released)
+        finally:
+            with self._cv:
+                self._openers.discard(threading.current_thread())
+
+    def _open_ahead_now(self, path: str, timeout_s: float, released: float | None) -> None:
         conn: duckdb.DuckDBPyConnection | None = None
         try:
             if released is not None:  # let waiting readers in before taking the file again
@@ -210,6 +221,8 @@ class WriterCache:
             _close_quietly(extra)
 
     def _start_closer(self) -> None:
+        if self._stopping:
+            return
         if self._closer is None or not self._closer.is_alive():
             self._closer = threading.Thread(target=self._close_idle, name="agentchaos-store-closer",
                                             daemon=True)
@@ -250,6 +263,22 @@ class WriterCache:
             self._released_at.pop(path, None)
             _close_quietly(held.conn)
 
+    def shutdown_at_exit(self, timeout_s: float = 30.0) -> None:
+        """At interpreter exit: end the closer and the openers, then close every connection here.
+
+        Background threads are daemons; one still inside DuckDB (a checkpoint on close, an open)
+        when the interpreter finalizes is stopped in the middle of C++ code, which aborts the
+        process. So the exit waits for them, and no new one starts.
+        """
+        with self._cv:
+            self._stopping = True
+            self._cv.notify_all()
+            threads = [t for t in (self._closer, *self._openers) if t is not None]
+        for t in threads:
+            if t is not threading.current_thread():
+                t.join(timeout_s)
+        self.close_all()
+
     def close_all(self) -> None:
         with self._cv:
             for path in [p for p, h in self._held.items() if not h.busy]:
@@ -280,7 +309,7 @@ class WriterCache:
 
     def _close_idle(self) -> None:
         with self._cv:
-            while self._held:
+            while self._held and not self._stopping:
                 wait = self._close_due()
                 if self._held:
                     self._cv.wait(wait)
@@ -298,11 +327,12 @@ class WriterCache:
         self._opening = set()
         self._open_failed = {}
         self._closer = None
+        self._openers = set()
 
 
 _inherited: list[duckdb.DuckDBPyConnection] = []
 writers = WriterCache()
 db.release_writer = writers.close
-atexit.register(writers.close_all)
+atexit.register(writers.shutdown_at_exit)
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=writers._forget_after_fork)

@@ -367,3 +367,25 @@ def test_writes_without_pyarrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     exp.shutdown()
     assert count(db) == len(spans)
     assert not spool_path(db).exists()
+
+
+def test_exit_waits_for_the_background_threads_and_closes_in_the_main_thread(tmp_path: Path) -> None:
+    """At interpreter exit no DuckDB work may be left in a daemon thread (it would abort the process
+    in the middle of C++ code): the closer and openers end, and the held connections close here."""
+    clock = Clock()
+    cache = WriterCache(idle_close_s=0.05, max_hold_s=60.0, clock=clock)
+    path = str(tmp_path / "exit.duckdb")
+    for _ in range(2):  # a flood: the connection is kept and the closer thread waits to close it
+        conn = cache.acquire(path, 5.0)
+        cache.release(path, conn, ok=True)
+        clock.now += 0.01
+    closer = cache._closer  # noqa: SLF001 - the thread under test
+    assert cache.is_open(path) and closer is not None and closer.is_alive()
+    other = str(tmp_path / "ahead.duckdb")
+    cache.expect(other, 60.0)  # an opener thread at work
+    cache.shutdown_at_exit()
+    assert not closer.is_alive()
+    assert not [t for t in threading.enumerate() if t.name == "agentchaos-store-opener" and t.is_alive()]
+    assert not cache.is_open(path) and not cache.is_open(other)
+    cache.expect(str(tmp_path / "late.duckdb"), 60.0)  # nothing new starts once exiting
+    assert not cache.is_open(str(tmp_path / "late.duckdb"))
