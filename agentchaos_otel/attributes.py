@@ -335,9 +335,11 @@ RESPONSE_FAILURE = "agentchaos.response.failure"  # a 2xx body's error member or
 RESPONSE_FAILURE_EVIDENCE = "agentchaos.response.failure_evidence"
 RESPONSE_CONTENT_FAILURE = "agentchaos.response.content_failure"  # the reply text (or JSON) is an error report
 RESPONSE_CONTENT_FAILURE_EVIDENCE = "agentchaos.response.content_failure_evidence"
-# String argument values that the conversation contains only as the start of a longer word
-# ("Lis" for "Lisbon"): values cut short on the way, not invented ones.
+# String argument values (3+ characters) that the conversation contains only as the start of a
+# longer word ("Lis" for "Lisbon"): values cut short on the way, not invented ones.
 RESPONSE_TOOL_ARGS_CUT_VALUES = "agentchaos.response.tool_args_cut_values"
+RESPONSE_TOOL_ARGS_SHORT_CUT_VALUES = "agentchaos.response.tool_args_short_cut_values"  # ... of 1-2 characters
+RESPONSE_TOOL_ARGS_MOJIBAKE = "agentchaos.response.tool_args_mojibake"  # UTF-8 read as Latin-1/cp1252 in arguments
 
 # --- MCP (OTel MCP semantic conventions; agentchaos_otel/mcp) ----------------------------------
 MCP_METHOD_NAME = "mcp.method.name"

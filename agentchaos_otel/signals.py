@@ -14,6 +14,7 @@ import unicodedata
 from typing import Any
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import vocabulary
 
 
 def digest(data: str | bytes | None) -> str:
@@ -176,21 +177,41 @@ def embedded_json(text: str | None) -> bool:
     return start >= 0 and end > start and len(text) <= 200_000 and is_json(text[start:end + 1])
 
 
+def read_reply(text: str, parsed: Any = None, is_json_text: bool = False) -> vocabulary.Reading:
+    """Whether a model's reply text is an error report: a JSON error object in place of an answer,
+    or a text in one of the error forms at its start (``vocabulary.read_text(reply=True)``)."""
+    if is_json_text:
+        return vocabulary.read_value(parsed) if isinstance(parsed, dict) else vocabulary.NOTHING
+    return vocabulary.read_text(text, reply=True)
+
+
 def content_signals(content: str | None) -> dict[str, Any]:
     """Signals of an assistant message's text content."""
     text = content or ""
     markers = error_markers(text)
-    return {
+    parsed: Any = None
+    is_json_text = False
+    if text.strip():
+        try:
+            parsed, is_json_text = json.loads(text), True
+        except (ValueError, TypeError):
+            pass
+    out = {
         A.RESPONSE_REPLACEMENT_CHARS: text.count("\ufffd"),
-        A.RESPONSE_JSON_EMBEDDED: embedded_json(text),
+        A.RESPONSE_JSON_EMBEDDED: not is_json_text and embedded_json(text),
         A.RESPONSE_CONTENT_LENGTH: len(text),
         A.RESPONSE_ERROR_MARKER: markers[0] if markers else "",
         A.RESPONSE_ERROR_MARKERS: markers,
         A.RESPONSE_UNICODE_ANOMALY: round(unicode_anomaly(text), 6),
         A.RESPONSE_MOJIBAKE: round(mojibake_score(text), 6),
-        A.RESPONSE_IS_JSON: bool(text.strip()) and is_json(text),
+        A.RESPONSE_IS_JSON: is_json_text,
         A.RESPONSE_CONTENT_BLANK: bool(text) and not text.strip(),
     }
+    reading = read_reply(text, parsed, is_json_text) if text.strip() else vocabulary.NOTHING
+    if reading.found:
+        out[A.RESPONSE_CONTENT_FAILURE] = reading.meaning
+        out[A.RESPONSE_CONTENT_FAILURE_EVIDENCE] = evidence_of(reading)
+    return out
 
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
@@ -213,8 +234,10 @@ def schema_problem(args: Any, schema: dict[str, Any] | None) -> str:
     """The first way arguments break a JSON-schema object, or '' when they fit.
 
     Only the part of JSON Schema that tool declarations use in practice. The kinds matter for
-    diagnosis: unknown or missing parameter names point to a different call shape, while known
-    names with empty or out-of-enum values point to damaged values.
+    diagnosis: arguments none of whose names the tool declares are a call of another shape
+    (``no_declared_key``); one unknown or missing name, a wrong type or an out-of-enum value is a
+    call the model got wrong (``unknown_key``, ``missing_required``, ``wrong_type``, ``enum``,
+    ``empty_value``).
     """
     if not isinstance(args, dict):
         return "not_object"
@@ -222,6 +245,8 @@ def schema_problem(args: Any, schema: dict[str, Any] | None) -> str:
         return ""
     props = schema.get("properties") or {}
     required = schema.get("required") or []
+    if props and args and not any(k in props for k in args):
+        return "no_declared_key"  # a call of another shape altogether
     if props and any(k not in props for k in args):
         return "unknown_key"
     if any(r not in args for r in required):
@@ -310,13 +335,13 @@ def tool_call_signals(tool_calls: list[dict[str, Any]], request_tools: list[dict
         A.RESPONSE_TOOL_ARGS_DIGEST: digest(joined),
         A.RESPONSE_TOOL_ARGS_LENGTH: len(joined),
         A.RESPONSE_TOOL_ARGS_ANOMALY: round(max(unicode_anomaly(joined), mojibake_score(joined)), 6),
+        A.RESPONSE_TOOL_ARGS_MOJIBAKE: round(mojibake_score(joined), 6),
     }
 
 
 # --- Tool results ---------------------------------------------------------------------------------
 
 _NUMERIC_RE = re.compile(r"^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$")
-_ERROR_KEYS = ("error", "errors", "error_message", "exception", "fault")
 _MAX_WALK = 20_000
 
 
@@ -349,14 +374,6 @@ def _shape(value: Any, depth: int = 0) -> Any:
     return type(value).__name__
 
 
-def _error_text(obj: dict[str, Any]) -> str | None:
-    for key in _ERROR_KEYS:
-        if key in obj and obj[key] not in (None, False, "", [], {}):
-            val = obj[key]
-            return val if isinstance(val, str) else json.dumps(val, ensure_ascii=False)[:2000]
-    return None
-
-
 def _status_of(obj: dict[str, Any]) -> int | None:
     for key in ("status", "status_code", "code", "statusCode"):
         val = obj.get(key)
@@ -367,107 +384,53 @@ def _status_of(obj: dict[str, Any]) -> int | None:
     return None
 
 
-# What a failure is about, read from its words and codes (several APIs' common English forms).
-_MEANINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("rate_limit", re.compile(r"rate[\s_-]?(limit|exceeded)|ratelimit|too[\s_-]many[\s_-]requests|throttl|quota"
-                              r"|resource[\s_-]?exhausted|slow[\s_-]?down|retry[\s_-]?after|request limit"
-                              r"|requests per (second|minute|hour|day)|\b429\b", re.I)),
-    ("timeout", re.compile(r"time[sd]?[\s_-]?out|timeout|etimedout|deadline|did not (answer|respond)"
-                           r"|not answer in time|took too long|gateway time|\b408\b|\b504\b", re.I)),
-    ("connection", re.compile(r"connection (was )?(reset|refused|closed|aborted)|econnreset|econnrefused"
-                              r"|broken pipe|network (error|is unreachable)|socket hang up|reset by peer"
-                              r"|remote end closed|eof occurred", re.I)),
-    ("client", re.compile(r"invalid|missing|required|not[\s_-]found|unknown|bad[\s_-]request|unprocessable"
-                          r"|malformed|must be|not allowed|unauthori[sz]ed|forbidden|permission|\b40[0-4]\b"
-                          r"|\b422\b", re.I)),
-    ("server", re.compile(r"internal|server[\s_-]?error|unexpected|unavailable|backend|upstream|exception"
-                          r"|traceback|crash|fatal|overloaded|\b5\d\d\b|\b5\d{3}\b", re.I)),
-)
-_STATUS_MEANING = {429: "rate_limit", 408: "timeout", 504: "timeout"}
+def evidence_of(reading: vocabulary.Reading) -> str:
+    """``"<form> <row>"``: the shape a failure was recognised by and the published code it rests on."""
+    return f"{reading.form} {reading.evidence}".strip()
 
 
-def failure_meaning(text: str, status: int | None = None) -> str:
-    """rate_limit / timeout / connection / client / server for a failure's words and status;
-    '' when nothing says. Words are read before a bare status (a 503 saying "rate limit" is one)."""
-    for label, pattern in _MEANINGS[:3]:
-        if pattern.search(text):
-            return label
-    if status in _STATUS_MEANING:
-        return _STATUS_MEANING[status]
-    if status is not None and 400 <= status < 500:
-        return "client"
-    if status is not None and status >= 500:
-        return "server"
-    for label, pattern in _MEANINGS[3:]:
-        if pattern.search(text):
-            return label
-    return ""
+# JSON that does not parse but opens an error member: an error body cut part-way is still an error.
+_CUT_ERROR_RE = re.compile(r'"(?:error|errors|fault|exception|error_?message|errorMessage)"\s*:\s*'
+                           r'(?!null|false|\[\s*\]|\{\s*\})', re.I)
 
 
-_FAILURE_KEYS = ("error", "errors", "message", "detail", "title", "reason", "code", "type", "__type", "status",
-                 "statusCode", "status_code", "fault", "error_message", "errorMessage", "description",
-                 "extensions", "error_code", "errorCode", "msg")
-_FAILED_STATUS_WORDS = frozenset({"error", "fail", "failed", "failure", "fault"})
+# JSON opening near the start of a text that is not JSON: a body with a stray line before it
+# (a chunk-size line, a log prefix) is still a JSON body, cut or not.
+_JSON_OPEN_RE = re.compile(r'[{\[]\s*["{\[]')
 
 
-def _leaf_text(value: Any, out: list[str], budget: list[int]) -> None:
-    if budget[0] <= 0:
-        return
-    budget[0] -= 1
-    if isinstance(value, dict):
-        for k in _FAILURE_KEYS:
-            if k in value:
-                _leaf_text(value[k], out, budget)
-    elif isinstance(value, list):
-        for v in value[:8]:
-            _leaf_text(v, out, budget)
-    elif value is not None and not isinstance(value, bool):
-        out.append(str(value)[:500])
-
-
-def reports_failure(obj: dict[str, Any]) -> bool:
-    """A JSON object that says the call failed in one of the common shapes: ok/success false, a
-    status word, an error member or a non-empty errors array (GraphQL), an exception type."""
-    if obj.get("ok") is False or obj.get("success") is False:
+def json_like(stripped: str) -> bool:
+    """Text that is meant as JSON: it opens like JSON, or a JSON object or array opens on its
+    first line (after a stray prefix). ``[Errno 104] ...`` and ``[ERROR] ...`` are not."""
+    if stripped[:1] == '"' or stripped[:1] == "{":
         return True
-    status = obj.get("status")
-    if isinstance(status, str) and status.strip().lower() in _FAILED_STATUS_WORDS:
-        return True
-    kind = obj.get("__type")
-    if isinstance(kind, str) and re.search(r"(exception|error|fault)$", kind, re.I):
-        return True
-    return _error_text(obj) is not None
+    if stripped[:1] == "[":
+        return not stripped[1:2].isalpha()
+    head = stripped[:80].split("\n", 2)
+    return any(_JSON_OPEN_RE.match(line.strip()) for line in head[1:2]) or bool(
+        _JSON_OPEN_RE.search(head[0][:24]))
 
 
-_MESSAGE_ONLY_KEYS = frozenset({"message", "detail", "msg", "documentation_url", "doc_url", "more_info", "help",
-                                "request_id", "requestId", "status", "code"})
-
-
-def message_only_failure(obj: dict[str, Any]) -> str:
-    """An object made only of a message (plus documentation links, ids, codes), whose words say
-    rate limit, timeout or connection: how several APIs (GitHub's among them) answer a refused
-    call. '' otherwise; a bare message about anything else is not taken for a failure."""
-    if not obj or len(obj) > 5 or not set(obj) <= _MESSAGE_ONLY_KEYS:
-        return ""
-    words = " ".join(str(obj[k]) for k in ("message", "detail", "msg") if isinstance(obj.get(k), str))
-    meaning = failure_meaning(words[:2000]) if words else ""
-    return meaning if meaning in ("rate_limit", "timeout", "connection") else ""
-
-
-def failure_text(obj: Any) -> str:
-    """The words of an error object's error-like members, nested ones included (bounded)."""
-    out: list[str] = []
-    _leaf_text(obj, out, [200])
-    return " ".join(out)[:4000]
+def read_result_text(text: str) -> vocabulary.Reading:
+    """What a result that is not valid JSON says: a text error is read for its meaning; text that
+    is meant as JSON and does not parse is an error only when it opens an error member."""
+    stripped = text.lstrip()
+    if json_like(stripped):
+        if _CUT_ERROR_RE.search(stripped[:2000]):
+            ev = vocabulary.read_text("Error: " + stripped[:4000])
+            return vocabulary.Reading(True, ev.meaning or vocabulary.GENERIC, ev.evidence, "error_member")
+        return vocabulary.NOTHING
+    return vocabulary.read_text(text)
 
 
 def tool_result_signals(result: Any) -> dict[str, Any]:
     """Signals of what a tool call returned to the agent, comparable across calls of one tool.
 
-    A result is an error when it is an object carrying an error key or an HTTP error status, or
-    text that reads like an error; the markers say which kind (timeout, rate limit, ...). Key
-    sets and a value-free shape digest let a diagnoser see lost or renamed keys against other
-    results of the same tool without storing the result itself.
+    Whether the result reports a failure (or a partial answer), and what it means, is read with
+    the published error vocabulary (``agentchaos_otel.vocabulary``) over the whole result: error
+    members, status objects, flags, XML faults, tracebacks, error lines. Key sets and a value-free
+    shape digest let a diagnoser see lost or renamed keys against other results of the same tool
+    without storing the result itself.
     """
     text = result if isinstance(result, str) else None
     parsed: Any = None
@@ -490,42 +453,27 @@ def tool_result_signals(result: Any) -> dict[str, Any]:
             parsed, is_json_value = None, False
     stripped = text.strip()
     empty = stripped == "" or (is_json_value and parsed in ({}, [], None, ""))
-    markers: list[str] = []
-    status: int | None = None
-    is_error = False
-    meaning = ""
-    if isinstance(parsed, dict):
-        err = _error_text(parsed)
-        status = _status_of(parsed)
-        if reports_failure(parsed) or (status is not None and status >= 400):
-            is_error = True
-            words = failure_text(parsed)
-            markers = error_markers(err or "") or []
-            meaning = failure_meaning(words, status if status is not None and status >= 400 else None)
-        elif message_only_failure(parsed):
-            is_error = True
-            meaning = message_only_failure(parsed)
-        if is_error:
-            for m in ("rate_limit", "timeout"):
-                if meaning == m and m not in markers:
-                    markers.append(m)
-    elif not is_json_value and stripped:
-        markers = error_markers(stripped)
-        is_error = bool(markers)
-        if is_error:
-            meaning = failure_meaning(stripped[:_WORD_WINDOW])
+    if is_json_value:
+        reading = vocabulary.read_value(parsed)
+    elif stripped:
+        reading = read_result_text(stripped)
+    else:
+        reading = vocabulary.NOTHING
+    markers = [m for m in (reading.meaning, reading.form) if m] if reading.found else []
     out: dict[str, Any] = {
         A.TOOL_RESULT_LENGTH: len(text),
         A.TOOL_RESULT_IS_JSON: is_json_value,
-        A.TOOL_RESULT_JSON_LIKE: stripped[:1] in ("{", "[") or stripped[:1] == '"',
+        A.TOOL_RESULT_JSON_LIKE: bool(stripped) and json_like(stripped),
         A.TOOL_RESULT_EMPTY: empty,
-        A.TOOL_RESULT_IS_ERROR: is_error,
+        A.TOOL_RESULT_IS_ERROR: reading.is_error,
         A.TOOL_RESULT_ERROR_MARKER: markers[0] if markers else "",
         A.TOOL_RESULT_ERROR_MARKERS: markers,
         A.TOOL_RESULT_DIGEST: digest(text),
     }
-    if meaning:
-        out[A.TOOL_RESULT_FAILURE] = meaning
+    if reading.meaning:
+        out[A.TOOL_RESULT_FAILURE] = reading.meaning
+        out[A.TOOL_RESULT_FAILURE_EVIDENCE] = evidence_of(reading)
+    status = _status_of(parsed) if isinstance(parsed, dict) else None
     if status is not None:
         out[A.TOOL_RESULT_STATUS] = status
     if is_json_value:
@@ -617,13 +565,36 @@ def _message_parts(messages: list[Any]) -> list[str]:
     return parts
 
 
+def _only_as_word_start(value: str, text: str, limit: int = 64) -> bool:
+    """``value`` occurs in ``text``, and every occurrence that starts a word continues into a
+    longer word ("lis" in "lisbon"): a value cut short, not one the conversation names."""
+    start, seen = 0, 0
+    while seen < limit:
+        i = text.find(value, start)
+        if i < 0:
+            break
+        start = i + 1
+        if i > 0 and text[i - 1].isalnum():
+            continue  # inside a word
+        seen += 1
+        j = i + len(value)
+        # A word goes on through letters and digits, and through "-./:" between digits (a date or a
+        # number cut short); "high" in "high-priority" is a word of its own.
+        if not (j < len(text) and (text[j].isalnum() or (
+                text[j] in "-./:" and j + 1 < len(text) and text[j + 1].isdigit() and text[j - 1].isdigit()))):
+            return False  # the whole value is a word (or a whole date or number) of the conversation
+    return seen > 0
+
+
 def argument_grounding(tool_calls: list[dict[str, Any]], messages: list[Any] | None, *,
                        text: str | None = None) -> dict[str, Any]:
-    """Count string argument values (3+ characters) that the conversation never mentioned.
+    """Count string argument values (3+ characters) that the conversation never mentioned, and
+    values it holds only as the start of a longer word (cut short on the way).
 
     Computed from the request the model answered, so it needs no content capture: only the counts
-    are kept. A model inventing an entity (or a proxy substituting one) shows up here. ``text``:
-    the messages' case-folded text when already known (``annotate.Conversation``).
+    are kept. A model inventing an entity (or a proxy substituting one) shows up in the first
+    count, arguments cut part-way in the second. ``text``: the messages' case-folded text when
+    already known (``annotate.Conversation``).
     """
     if not tool_calls or not messages:
         return {}
@@ -635,39 +606,91 @@ def argument_grounding(tool_calls: list[dict[str, Any]], messages: list[Any] | N
         except (ValueError, TypeError):
             continue
         _string_leaves(parsed, values, [200])
-    values = [v.strip() for v in values if len(v.strip()) >= 3]
+    originals = [v.strip() for v in values if v.strip()]
+    values = [v.casefold() for v in originals]
     if not values:
-        return {A.RESPONSE_TOOL_ARGS_STRINGS: 0, A.RESPONSE_TOOL_ARGS_UNGROUNDED: 0}
+        return {A.RESPONSE_TOOL_ARGS_STRINGS: 0, A.RESPONSE_TOOL_ARGS_UNGROUNDED: 0,
+                A.RESPONSE_TOOL_ARGS_CUT_VALUES: 0, A.RESPONSE_TOOL_ARGS_SHORT_CUT_VALUES: 0}
     if text is None:
         text = _message_text(messages)
-    ungrounded = sum(1 for v in values if v.casefold() not in text)
-    return {A.RESPONSE_TOOL_ARGS_STRINGS: len(values), A.RESPONSE_TOOL_ARGS_UNGROUNDED: ungrounded}
+    long_values = [v for v in values if len(v) >= 3]
+    ungrounded = sum(1 for v in long_values if v not in text)
+    # A value in capitals is compared with the conversation's own case: "EUR" for "euros" is an
+    # abbreviation written on purpose, "AA" for "AAPL" is a cut code (the raw text is joined only then).
+    raw_text: str | None = None
+    cut = []
+    for v, raw in zip(values[:50], originals[:50], strict=False):
+        if len(v) >= 40 or not _only_as_word_start(v, text):
+            continue
+        if raw.isupper():
+            raw_text = raw_text if raw_text is not None else "\n".join(_message_parts(messages))
+            if not _only_as_word_start(raw, raw_text):
+                continue
+        cut.append(len(v))
+    # One or two letters start many words ("F" for a unit, "C"): counted apart, weaker.
+    return {A.RESPONSE_TOOL_ARGS_STRINGS: len(long_values), A.RESPONSE_TOOL_ARGS_UNGROUNDED: ungrounded,
+            A.RESPONSE_TOOL_ARGS_CUT_VALUES: sum(1 for n in cut if n >= 3),
+            A.RESPONSE_TOOL_ARGS_SHORT_CUT_VALUES: sum(1 for n in cut if n < 3)}
 
 
 # --- Response bodies and requests (OpenAI chat-completions shape) ----------------------------------
 
 def body_signals(body: Any) -> dict[str, Any]:
     """How a 2xx chat-completions body failed to carry an answer: an error object where the
-    completion should be, no ``choices`` (-1) or an empty list, a null message."""
-    if not isinstance(body, dict):
-        return {}
+    completion should be (or inside the choice, with finish_reason ``error``), a safety block
+    (Azure ``content_filter_results``, a guardrail intervention, Gemini's ``promptFeedback``), no
+    ``choices`` (-1) or an empty list, a null message."""
+    if not isinstance(body, dict):  # null, a list, a string: no completion at all
+        return {A.RESPONSE_CHOICE_COUNT: -1}
     choices = body.get("choices")
     out: dict[str, Any] = {A.RESPONSE_CHOICE_COUNT: len(choices) if isinstance(choices, list) else -1}
     err = body.get("error")
     if err not in (None, "", {}, [], False):
         out[A.RESPONSE_BODY_ERROR] = True
         out.update(error_body_signals(body))
-    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
-        out[A.RESPONSE_MESSAGE_NULL] = choices[0].get("message", {}) is None and choices[0].get("delta") is None
-        msg = choices[0].get("message")
+    first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    if first is not None:
+        out[A.RESPONSE_MESSAGE_NULL] = first.get("message", {}) is None and first.get("delta") is None
+        msg = first.get("message")
         if isinstance(msg, dict) and isinstance(msg.get("refusal"), str) and msg["refusal"].strip():
             out[A.RESPONSE_REFUSAL] = True
+        choice_err = first.get("error")
+        if choice_err not in (None, "", {}, [], False) and A.RESPONSE_FAILURE not in out:
+            reading = vocabulary.read_value({"error": choice_err})
+            out[A.RESPONSE_FAILURE] = reading.meaning or vocabulary.GENERIC
+            out[A.RESPONSE_FAILURE_EVIDENCE] = evidence_of(reading) or "choice_error"
+    if A.RESPONSE_FAILURE not in out:
+        blocked = _blocked(body, first)
+        if blocked:
+            out[A.RESPONSE_FAILURE] = "content_filter"
+            out[A.RESPONSE_FAILURE_EVIDENCE] = blocked
     return out
 
 
+def _blocked(body: dict[str, Any], first: dict[str, Any] | None) -> str:
+    """The published member that says a safety filter or guardrail blocked the answer, or ''."""
+    results = first.get("content_filter_results") if first is not None else None
+    prompt = body.get("prompt_filter_results")
+    for where, res in (("content_filter_results", results), ("prompt_filter_results", prompt)):
+        items = res if isinstance(res, list) else [res]
+        for item in items[:8]:
+            if isinstance(item, dict):
+                inner = item.get("content_filter_results", item)
+                if isinstance(inner, dict) and any(isinstance(v, dict) and v.get("filtered") is True
+                                                   for v in list(inner.values())[:16]):
+                    return f"flag azure:{where}"
+    feedback = body.get("promptFeedback") or body.get("prompt_feedback")
+    if isinstance(feedback, dict) and (feedback.get("blockReason") or feedback.get("block_reason")):
+        return "flag gemini:promptFeedback.blockReason"
+    if str(body.get("amazon-bedrock-guardrailAction", "")).upper() == "INTERVENED":
+        return "flag bedrock:amazon-bedrock-guardrailAction"
+    return ""
+
+
 def error_body_signals(body: Any) -> dict[str, Any]:
-    """The provider's code for an error body (OpenAI/Azure ``error.code`` or ``error.type``,
-    Anthropic ``error.type``) and every error form its words show."""
+    """What an error body says: the provider's code (OpenAI/Azure ``error.code`` or ``error.type``,
+    Anthropic ``error.type``), its meaning read with the published vocabulary, and the error forms
+    its words show (kept for readers of the older marker list)."""
     out: dict[str, Any] = {}
     err = body.get("error") if isinstance(body, dict) else None
     code = None
@@ -678,16 +701,45 @@ def error_body_signals(body: Any) -> dict[str, Any]:
                 break
     if code:
         out[A.RESPONSE_ERROR_CODE] = code[:64]
-    words = failure_text(body) if isinstance(body, dict) else ""
+    reading = vocabulary.read_value(body) if isinstance(body, dict) else vocabulary.NOTHING
+    if not reading.is_error and isinstance(body, dict):  # {"message": ...}, {"detail": ...} bodies
+        reading = vocabulary.read_value({"error": body})
+    if reading.found:
+        out[A.RESPONSE_FAILURE] = reading.meaning
+        out[A.RESPONSE_FAILURE_EVIDENCE] = evidence_of(reading)
+    try:
+        words = json.dumps(body, ensure_ascii=False)[:2000] if isinstance(body, dict) else ""
+    except (TypeError, ValueError):
+        words = ""
     markers = error_markers(words)
-    if re.search(r"content[\s_-]?(filter|management|policy)|responsible\s?ai|safety", words + " " + (code or ""),
-                 re.I) and "filtered" not in markers:
-        markers.append("filtered")
-    meaning = failure_meaning(words)
-    if meaning in ("rate_limit", "timeout") and meaning not in markers:
-        markers.append(meaning)
+    extra = {"rate_limit": "rate_limit", "timeout": "timeout", "content_filter": "filtered"}.get(reading.meaning)
+    if extra and extra not in markers:
+        markers.append(extra)
     out[A.RESPONSE_ERROR_MARKERS] = markers
     return out
+
+
+def stream_event_signals(datas: Any) -> dict[str, Any]:
+    """An error a stream reported in one of its events (``data: {"error": {...}}``, OpenRouter's
+    mid-stream errors, a proxy's), read like an error body: its meaning and evidence, or {}."""
+    for data in datas:
+        if not isinstance(data, str) or '"error"' not in data or len(data) > 65_536:
+            continue
+        try:
+            obj = json.loads(data)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            err = obj.get("error")
+            choices = obj.get("choices")
+            if err in (None, "", {}, [], False) and isinstance(choices, list) and choices and isinstance(
+                    choices[0], dict):
+                err = choices[0].get("error")
+            if err not in (None, "", {}, [], False):
+                reading = vocabulary.read_value({"error": err})
+                return {A.RESPONSE_FAILURE: reading.meaning or vocabulary.GENERIC,
+                        A.RESPONSE_FAILURE_EVIDENCE: evidence_of(reading) or "stream_error_event"}
+    return {}
 
 
 _ASKS_JSON_RE = re.compile(r"\bjson\b", re.I)

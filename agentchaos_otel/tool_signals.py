@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel import signals
+from agentchaos_otel import signals, vocabulary
 
 
 def result_text(result: Any) -> str:
@@ -58,6 +58,14 @@ def tool_result_signals(result: Any) -> dict[str, Any]:
     attrs.setdefault(A.TOOL_RESULT_KEYS, [])
     attrs.setdefault(A.TOOL_RESULT_NUMERIC_STRINGS, 0)
     return attrs
+
+
+def exception_signals(exc: BaseException) -> dict[str, Any]:
+    """Attributes of a tool call that raised: an error, and what its class hierarchy, errno, status
+    and message say it was (``vocabulary.read_exception``); content-free like the result signals."""
+    reading = vocabulary.read_exception(exc)
+    return {A.TOOL_RESULT_IS_ERROR: True, A.TOOL_RESULT_FAILURE: reading.meaning or vocabulary.GENERIC,
+            A.TOOL_RESULT_FAILURE_EVIDENCE: signals.evidence_of(reading)}
 
 
 def call_signals(arguments: Any) -> dict[str, Any]:

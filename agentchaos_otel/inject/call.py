@@ -398,6 +398,7 @@ class LLMCall:
             return Rewrite(None, raw)
         if not isinstance(body, dict):
             self.skip("JSON body is not an object")
+            self.span.set_attributes(self.wire.body_signals(body))
             return Rewrite(None, raw)
         if response.status_code >= 400:
             text = decoded.decode("utf-8", "replace")
@@ -618,6 +619,7 @@ class StreamProcessor:
                 A.RESPONSE_STREAM_CHUNKS: self.chunks,
                 A.RESPONSE_STREAM_DONE: any(self.wire.stream_ended(e) for e in self.seen_events),
                 A.RESPONSE_MAX_CHUNK_GAP_MS: round(self.max_gap * 1000.0, 3),
+                **signals.stream_event_signals(e.data for e in self.seen_events[-8:]),
             }
             if not self.broken:
                 body = self.wire.assemble_stream(self.seen_events)

@@ -69,9 +69,11 @@ HTTP_STATUS_KEYS = frozenset({"status", "statuscode", "httpstatus", "httpstatusc
                               "responsecode", "code"})
 WRAPPER_KEYS = frozenset({"result", "response", "data", "body", "meta", "metadata", "payload", "output",
                           "status", "error", "content"})
-MESSAGE_ONLY_KEYS = frozenset({"message", "detail", "msg", "documentationurl", "docurl", "moreinfo", "help",
-                               "requestid", "status", "code", "title", "type"})
+REPORT_KEYS = frozenset({"message", "detail", "msg", "documentationurl", "docurl", "moreinfo", "help",
+                         "requestid", "status", "code", "title", "type", "details", "hint", "timestamp", "path",
+                         "instance", "traceid"})
 _META_KEYS = frozenset({"took", "status", "timedout", "timeout", "shards", "message", "code", "requestid",
+                        "totalcount", "total", "count", "incompleteresults", "failures", "failed",
                         "partial", "ispartial", "incomplete", "truncated", "complete", "iscomplete",
                         "ok", "success", "error", "errors", "warnings", "meta", "metadata"})
 _FAILED_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "emerg", "alert", "severe"})
@@ -183,8 +185,10 @@ def _phrase_hits(t: Table, text: str, out: _Evidence, limit: int | None = None) 
     hit (or -1). ``limit``: only hits that start within the first ``limit`` words."""
     ws = words(text[:MAX_TEXT])
     first = -1
+    counted = 0  # words that are not bare numbers (addresses and ports do not push a phrase out)
     for i, w in enumerate(ws):
-        if limit is not None and i > limit:
+        counted += not w.isdigit()
+        if limit is not None and counted > limit + 1:
             break
         for phrase, hit in t.phrases.get(w, ()):
             if tuple(ws[i:i + len(phrase)]) == phrase:
@@ -256,9 +260,12 @@ _LOG_RE = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\s+)?(?:\[\s*)?(?:ER
                      r"|^[EF]\d{4} \d\d:\d\d:\d\d")
 _LEVEL_RE = re.compile(r"\blevel=(?:error|fatal|panic|critical)\b")
 # Openings of an error text: error/exception words, Go's "rpc error:" and "panic:", vendor codes
-# such as "ORA-12170:".
+# such as "ORA-12170:", curl's exit code, and Go's url.Error and net.OpError strings
+# ('Get "https://...": dial tcp 10.0.0.1:443: ...', https://pkg.go.dev/net/url#Error).
 _PREFIX_RE = re.compile(r"^\s*(?:(?:rpc )?error|exception|fatal(?: error)?|failed|failure|traceback|panic)\b\s*[:!(\-]"
-                        r"|^\s*[A-Z]{2,6}-\d{3,6}:|^\s*curl: \(\d+\)", re.I)
+                        r"|^\s*[A-Z]{2,6}-\d{3,6}:|^\s*curl: \(\d+\)"
+                        r"|^\s*(?:Get|Post|Put|Patch|Delete|Head|Options) \"[^\"]*\": "
+                        r"|^\s*(?:dial|read|write) (?:tcp|udp|unix)[46]? ", re.I)
 _HTML_RE = re.compile(r"^\s*(?:<!doctype\s+html|<html|<head|<body)", re.I)
 _TITLE_RE = re.compile(r"<(title|h1)[^>]*>(.*?)</\1\s*>", re.I | re.S)
 _XML_FAULT_RE = re.compile(r"<(?:[\w-]+:)?(Fault|Error|Errors|error|fault)\b", re.S)
@@ -266,7 +273,8 @@ _XML_CODE_RE = re.compile(r"<(?:[\w-]+:)?(faultcode|Code|Value|Subcode|code|stat
                           r"\s*(?:<(?:[\w-]+:)?(?:Value|Text)[^>]*>)?([^<]{1,120})<", re.S)
 _XML_TEXT_RE = re.compile(r"<(?:[\w-]+:)?(faultstring|Text|Message|message|Detail|detail)\b[^>]*>([^<]{1,2000})<",
                           re.S)
-_REPR_RE = re.compile(r"^\s*<class '([\w.]+)'>")
+# Python reprs of exception classes and objects: "<class 'TimeoutError'>", "<_InactiveRpcError of RPC ...>".
+_REPR_RE = re.compile(r"^\s*<class '([\w.]+)'>|^\s*<([\w.]*(?:Error|Exception|Fault))\b")
 
 
 def _exception_name(line: str) -> str | None:
@@ -343,7 +351,7 @@ def _read_text(text: str, reply: bool) -> Reading:
         repr_match = _REPR_RE.match(line)
         if repr_match:
             form = "exception"
-            ev.add(_code_hit(t, repr_match.group(1)))
+            ev.add(_code_hit(t, repr_match.group(1) or repr_match.group(2)))
             break
         if _exception_name(line) is not None:
             form = "exception"
@@ -496,11 +504,38 @@ def _sqlstate_context(obj: dict[str, Any]) -> bool:
     return isinstance(sev, str) and sev.upper() in ("ERROR", "FATAL", "PANIC")
 
 
+def _has_items(value: Any, depth: int = 0) -> bool:
+    """A non-empty list somewhere inside (what a search or a listing found)."""
+    if isinstance(value, list):
+        return bool(value)
+    if isinstance(value, dict) and depth < 3:
+        return any(_has_items(v, depth + 1) for v in list(value.values())[:MAX_KEYS])
+    return False
+
+
 def _data_present(obj: dict[str, Any]) -> bool:
-    """Other members carry data (a partial answer rather than none)."""
+    """Other members carry data (a partial answer rather than none): a scalar of the answer's own,
+    or a list with items anywhere below (an envelope of counts around empty lists is no data)."""
     for k, v in list(obj.items())[:MAX_KEYS]:
-        if isinstance(k, str) and norm(k) not in _META_KEYS and (
-                isinstance(v, int | float) and not isinstance(v, bool) or _truthy(v)):
+        if not isinstance(k, str) or norm(k) in _META_KEYS or v is None or isinstance(v, bool):
+            continue
+        if isinstance(v, list | dict):
+            if _has_items(v):
+                return True
+        elif v not in ("", 0):
+            return True
+    return False
+
+
+def _failed_parts(obj: dict[str, Any]) -> bool:
+    """Some parts of the answer failed while others answered: a non-empty ``failures`` list or a
+    ``failed`` count above zero in the answer or its shards summary (Elasticsearch ``_shards``)."""
+    for holder in (obj, obj.get("_shards"), obj.get("shards")):
+        if not isinstance(holder, dict):
+            continue
+        failed, failures = holder.get("failed"), holder.get("failures")
+        if (isinstance(failed, int) and not isinstance(failed, bool) and failed > 0) or (
+                isinstance(failures, list) and failures):
             return True
     return False
 
@@ -551,6 +586,10 @@ def _status_reading(t: Table, obj: dict[str, Any]) -> Hit | None:
                 int(v) if isinstance(v, str) and v.isdigit() and len(v) == 3 else None)
             if code is not None and 400 <= code <= 599:
                 return t.http.get(code) or Hit(GENERIC, f"http:{code}")
+            # google.rpc.Status as a whole answer (grpc-gateway): a small code, a message, details
+            if (nk == "code" and isinstance(code := v, int) and not isinstance(v, bool) and 1 <= code <= 16
+                    and msg and ("details" in obj or len(obj) <= 2)):
+                return t.grpc.get(code)
     return None
 
 
@@ -592,6 +631,8 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
     partial, failed = _flag_reading(t, obj)
     if partial is not None:
         return partial
+    if not failed and _failed_parts(obj) and _data_present(obj):
+        return Reading(False, "partial", "flag:failed_parts", "flag")
     members = [(k, v) for k, v in list(obj.items())[:MAX_KEYS]
                if isinstance(k, str) and norm(k) in ERROR_KEYS and _truthy(v)]
     status = _status_reading(t, obj)
@@ -618,15 +659,24 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
 
 
 def _message_only(t: Table, obj: dict[str, Any]) -> Reading | None:
-    """An object made only of a message (and documentation links, ids, codes) whose words are a
-    published error text: how several APIs (GitHub's among them) refuse a call."""
+    """An object made only of what an error report holds (a message beside codes, details, hints,
+    documentation links, ids): how several APIs refuse a call (GitHub's ``{message,
+    documentation_url}``, PostgREST's ``{code, message, details, hint}``). It is a failure when its
+    code or its words say which one; a bare message about anything else is not taken for one."""
     keys = {norm(k) for k in obj if isinstance(k, str)}
-    if not obj or len(obj) > 5 or not keys <= MESSAGE_ONLY_KEYS or not keys & {"message", "detail", "msg"}:
+    if not obj or len(obj) > 6 or not keys <= REPORT_KEYS or not keys & {"message", "detail", "msg"}:
         return None
     ev = _Evidence()
-    for k in ("message", "detail", "msg"):
-        if isinstance(obj.get(k), str):
-            _phrase_hits(t, obj[k], ev)
+    for k, v in obj.items():
+        if not isinstance(k, str):
+            continue
+        nk = norm(k)
+        if nk in ("message", "detail", "msg") and isinstance(v, str):
+            _phrase_hits(t, v, ev)
+        elif nk == "code" and isinstance(v, str) and v.strip():
+            code = v.strip()
+            ev.add(_sqlstate(t, code) if len(code) == 5 and code[:2].isalnum() and any(c.isdigit() for c in code)
+                   else t.tokens.get(norm(code)))
     hit = best(ev.hits)
     if hit is None or hit.meaning == GENERIC:
         return None

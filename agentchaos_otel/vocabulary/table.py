@@ -137,6 +137,7 @@ def build(data: dict[str, Any]) -> Table:
     texts += [(r["message"], _hit("errno", r["name"], r["meaning"])) for r in rows.get("errno", [])]
     texts += [(r["phrase"], _hit("http", r["code"], r["meaning"])) for r in rows.get("http", [])
               if len(words(r["phrase"])) >= 2]
+    texts += [(r["name"], _hit("jsonrpc", r["code"], r["meaning"])) for r in rows.get("jsonrpc", [])]
     for text, hit in texts:
         ws = tuple(words(text))
         if ws and all(ws != w for w, _ in by_first[ws[0]]):

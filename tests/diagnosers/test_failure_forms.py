@@ -10,19 +10,21 @@ from agentchaos_otel import attributes as A
 from agentchaos_otel import signals
 
 
-@pytest.mark.parametrize("text,status,meaning", [
-    ("Rate exceeded", None, "rate_limit"),
-    ("RESOURCE_EXHAUSTED", None, "rate_limit"),
-    ("context deadline exceeded", None, "timeout"),
-    ("connect ETIMEDOUT 10.0.0.1:443", None, "timeout"),
-    ("[Errno 104] Connection reset by peer", None, "connection"),
-    ("Service Unavailable", 503, "server"),
-    ("Something went wrong", 504, "timeout"),
-    ("City not found", 404, "client"),
-    ("all good", None, ""),
+@pytest.mark.parametrize("result,meaning", [
+    ("Rate exceeded", "rate_limit"),
+    ("StatusCode.RESOURCE_EXHAUSTED: quota", "rate_limit"),
+    ("context deadline exceeded", "timeout"),
+    ("Error: connect ETIMEDOUT 10.0.0.1:443", "timeout"),
+    ("ConnectionResetError: [Errno 104] Connection reset by peer", "connection"),
+    ({"status": 503, "message": "Service Unavailable"}, "error"),
+    ({"status": 504, "message": "Something went wrong"}, "timeout"),
+    ({"status": 404, "message": "City not found"}, "not_found"),
+    ({"status": 401, "message": "Bad token"}, "auth"),
+    ({"status": 422, "message": "Unprocessable"}, "invalid_request"),
 ])
-def test_failure_meaning(text: str, status: int | None, meaning: str) -> None:
-    assert signals.failure_meaning(text, status) == meaning
+def test_tool_result_meanings_come_from_codes_and_published_texts(result: object, meaning: str) -> None:
+    s = signals.tool_result_signals(result)
+    assert s[A.TOOL_RESULT_IS_ERROR] is True and s[A.TOOL_RESULT_FAILURE] == meaning
 
 
 @pytest.mark.parametrize("result,failure", [
@@ -30,8 +32,8 @@ def test_failure_meaning(text: str, status: int | None, meaning: str) -> None:
     ({"success": False, "errors": [{"code": 10013, "message": "Rate limited."}]}, "rate_limit"),
     ({"status": "error", "message": "Upstream request timed out"}, "timeout"),
     ({"__type": "ThrottlingException", "message": "Rate exceeded"}, "rate_limit"),
-    ({"type": "about:blank", "title": "Internal Server Error", "status": 500}, "server"),
-    ({"data": None, "errors": [{"message": "boom", "extensions": {"code": "INTERNAL_SERVER_ERROR"}}]}, "server"),
+    ({"type": "about:blank", "title": "Internal Server Error", "status": 500}, "error"),
+    ({"data": None, "errors": [{"message": "boom", "extensions": {"code": "INTERNAL_SERVER_ERROR"}}]}, "error"),
     ({"message": "You have exceeded a secondary rate limit.", "documentation_url": "https://x"}, "rate_limit"),
 ])
 def test_tool_results_that_report_failure_in_common_shapes(result: dict[str, Any], failure: str) -> None:
@@ -67,3 +69,35 @@ def test_format_and_corruption_signals() -> None:
     req = signals.request_format_signals({"response_format": {"type": "json_object"},
                                           "messages": [{"role": "user", "content": "Reply in JSON"}]})
     assert req == {A.REQUEST_RESPONSE_FORMAT: "json_object", A.REQUEST_ASKS_JSON: True}
+
+
+@pytest.mark.parametrize("result,meaning", [
+    ({"code": 14, "message": "connection error: connection refused", "details": []}, "connection"),
+    ({"code": 3, "message": "bad field", "details": []}, "invalid_request"),
+    ({"code": "42P01", "details": None, "hint": None, "message": "relation \"t\" does not exist"}, "not_found"),
+    ("<_InactiveRpcError of RPC that terminated with:\n\tstatus = StatusCode.UNAUTHENTICATED\n>", "auth"),
+    ("[Errno 104] Connection reset by peer", "connection"),
+    ({"took": 5, "_shards": {"total": 5, "successful": 3, "failed": 2}, "hits": {"hits": [{"id": 1}]}}, "partial"),
+    ({"total_count": 3, "incomplete_results": True, "items": [1, 2]}, "partial"),
+    ({"timed_out": True, "hits": {"total": {"value": 0}, "hits": []}}, "timeout"),
+])
+def test_status_objects_reports_reprs_and_partial_answers(result: object, meaning: str) -> None:
+    s = signals.tool_result_signals(result)
+    assert s[A.TOOL_RESULT_FAILURE] == meaning
+    assert s[A.TOOL_RESULT_IS_ERROR] is (meaning != "partial")
+
+
+def test_a_json_body_behind_a_stray_line_is_json_like_and_an_errno_line_is_not() -> None:
+    cut = signals.tool_result_signals('1f4\r\n{"order": {"id": 3, "total": 12')
+    assert cut[A.TOOL_RESULT_JSON_LIKE] is True and cut[A.TOOL_RESULT_IS_ERROR] is False
+    errno_line = signals.tool_result_signals("[Errno 111] Connection refused")
+    assert errno_line[A.TOOL_RESULT_JSON_LIKE] is False and errno_line[A.TOOL_RESULT_FAILURE] == "connection"
+
+
+def test_stream_error_events_null_bodies_and_garbled_arguments() -> None:
+    events = ['{"choices": [{"delta": {"content": "Hel"}}]}', '{"error": {"code": 429, "message": "Rate limited"}}']
+    assert signals.stream_event_signals(events)[A.RESPONSE_FAILURE] == "rate_limit"
+    assert signals.stream_event_signals(['{"choices": []}', "[DONE]"]) == {}
+    assert signals.body_signals(None) == {A.RESPONSE_CHOICE_COUNT: -1}
+    call = [{"function": {"name": "t", "arguments": '{"subject": "Caf\u00c3\u00a9 order for Z\u00c3\u00bcrich"}'}}]
+    assert signals.tool_call_signals(call, None)[A.RESPONSE_TOOL_ARGS_MOJIBAKE] > 0

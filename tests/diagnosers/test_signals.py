@@ -47,7 +47,8 @@ SCHEMA = {"type": "object", "properties": {"city": {"type": "string"},
 
 @pytest.mark.parametrize("args,problem", [
     ({"city": "Oslo"}, ""),
-    ({"wrong_param": "x"}, "unknown_key"),
+    ({"wrong_param": "x"}, "no_declared_key"),
+    ({"city": "Oslo", "wrong_param": "x"}, "unknown_key"),
     ({"unit": "c"}, "missing_required"),
     ({"city": "Oslo", "days": "3"}, "wrong_type"),
     ({"city": "Oslo", "days": True}, "wrong_type"),
@@ -128,10 +129,30 @@ def test_argument_grounding_counts_values_the_conversation_never_mentioned() -> 
     messages = [{"role": "user", "content": "Weather and time in Oslo?"}]
     out = signals.argument_grounding(calls, messages)
     # "c" is too short to judge; "oslo" is grounded (case-insensitive); "Springfield" is not.
-    assert out == {A.RESPONSE_TOOL_ARGS_STRINGS: 2, A.RESPONSE_TOOL_ARGS_UNGROUNDED: 1}
+    assert out == {A.RESPONSE_TOOL_ARGS_STRINGS: 2, A.RESPONSE_TOOL_ARGS_UNGROUNDED: 1,
+                   A.RESPONSE_TOOL_ARGS_CUT_VALUES: 0, A.RESPONSE_TOOL_ARGS_SHORT_CUT_VALUES: 0}
     earlier_call = messages + [{"role": "assistant", "content": None, "tool_calls": [calls[0]]}]
     assert signals.argument_grounding(calls, earlier_call)[A.RESPONSE_TOOL_ARGS_UNGROUNDED] == 0
     assert signals.argument_grounding([], messages) == {}
+
+
+def test_argument_values_cut_short_are_counted_apart_from_invented_ones() -> None:
+    messages = [{"role": "user", "content": "Flights from Lisbon to San Francisco on 2026-04-12, in C please"}]
+    cut = [{"function": {"name": "f", "arguments": '{"origin": "Lis", "destination": "San F", "date": "2026-04"}'}}]
+    out = signals.argument_grounding(cut, messages)
+    # "Lis" and "San F" only start longer words; "2026-04" starts "2026-04-12" too
+    assert out[A.RESPONSE_TOOL_ARGS_CUT_VALUES] == 3 and out[A.RESPONSE_TOOL_ARGS_UNGROUNDED] == 0
+    whole = [{"function": {"name": "f", "arguments": '{"origin": "Lisbon", "unit": "c", "to": "Paris"}'}}]
+    out = signals.argument_grounding(whole, messages)
+    assert out[A.RESPONSE_TOOL_ARGS_CUT_VALUES] == 0 and out[A.RESPONSE_TOOL_ARGS_UNGROUNDED] == 1
+    short = [{"function": {"name": "f", "arguments": '{"origin": "Li", "unit": "F", "currency": "EUR"}'}}]
+    out = signals.argument_grounding(short, messages + [{"role": "user", "content": "in euros"}])
+    # "Li" starts "Lisbon", "F" starts "Flights": short, counted apart (weak); "EUR" for "euros" is an
+    # abbreviation in another case, not a cut value
+    assert out[A.RESPONSE_TOOL_ARGS_SHORT_CUT_VALUES] == 2 and out[A.RESPONSE_TOOL_ARGS_CUT_VALUES] == 0
+    code = [{"function": {"name": "f", "arguments": '{"symbol": "NVD"}'}}]
+    assert signals.argument_grounding(code, [{"role": "user", "content": "Price of NVDA?"}])[
+        A.RESPONSE_TOOL_ARGS_CUT_VALUES] == 1  # a code cut short keeps the code's case
 
 
 @pytest.mark.parametrize("key,style", [
