@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from agentchaos_otel.records import EpisodeTrace
 from diagnosers.base import Diagnosis, none_found
-from diagnosers.rules import CONTENT_ANOMALY_MIN, text_error_type
+from diagnosers.rules import CONTENT_ANOMALY_MIN, reply_error_type
 from diagnosers.view import EpisodeView
 
 
@@ -26,9 +26,9 @@ class TextOnlyDiagnoser:
             return Diagnosis(episode.trace_id, episode.task_id, self.name, ftype, "content", last.step,
                              last.span_id, conf, f"final text of step {last.step}: {why}", "final_text")
 
-        ftype = text_error_type(last.markers, last.content_is_json)
+        ftype = reply_error_type(last)
         if ftype:
-            return out(ftype, 0.7, f"reads like an error ({', '.join(last.markers)})")
+            return out(ftype, 0.7, f"reads like an error ({last.content_failure_evidence})")
         if last.mojibake > 0 or last.unicode_anomaly >= CONTENT_ANOMALY_MIN:
             return out("corrupt", 0.6, "garbled characters")
         if last.content_length == 0 and not last.tool_call_count:

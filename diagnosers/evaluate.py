@@ -1,20 +1,25 @@
 """Scoring diagnosers against ground truth, with bootstrap intervals.
 
-Definitions follow DESIGN 6: over failed, fault-triggered episodes, the true fault is the first
+Definitions follow docs/design.md 6: over failed, fault-triggered episodes, the true fault is the first
 injected fault that changed what the agent saw (type and step); type accuracy compares the
 predicted type, step accuracy the predicted step, joint both. Intervals resample episodes.
 Ground truth comes from the trace (``agentchaos.fault.*``) or from the user's label file
-(``diagnosers.truth``). Beside accuracy: the false-blame rate (a fault named on an episode known
-to be clean) on clean successful episodes and on untriggered ones (a fault was planned but none
-changed anything), and a reliability table (confidence bins of the raw verdicts vs accuracy),
-which is what the abstention threshold ``base.CONFIDENCE_MIN`` is read from.
+(``diagnosers.truth``). Every episode has a category (docs/taxonomy.md): ``faulted_failure``,
+``clean_success``, ``benign_success`` (succeeded although errors happened on the way) or
+``unfaulted_failure`` (failed with no fault of the API or tools), from the label file's
+``category`` column or, for injected corpora, from the outcome and whether a fault changed what
+the agent saw. False blame (a fault named where there is none) is reported per category; for
+successes also with the outcome hidden from the diagnoser, which shows what the evidence alone
+says (a diagnoser that knows an episode succeeded names no root cause). The reliability table
+(confidence bins of the raw verdicts vs accuracy) and the threshold sweep (accuracy, coverage
+and false blame at each abstention threshold) are what ``base.CONFIDENCE_MIN`` is chosen from.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -24,7 +29,7 @@ from agentchaos_otel.published import TRUNCATION_FOUND
 from agentchaos_otel.records import EpisodeTrace, FaultLabel
 from agentchaos_otel.stats import percentile_interval, resampled_means
 from diagnosers.base import CONFIDENCE_MIN, Diagnoser, Diagnosis, abstain, diagnose_episodes
-from diagnosers.taxonomy import NONE_FOUND
+from diagnosers.taxonomy import BENIGN_SUCCESS, CLEAN_SUCCESS, FAULTED, NONE_FOUND, UNFAULTED
 
 
 def ground_truth(episode: EpisodeTrace) -> FaultLabel | None:
@@ -60,11 +65,12 @@ class Scores:
     truncation_found: float | None = None
     none_found: int = 0
     per_target: dict[str, dict[str, float]] = field(default_factory=dict)
-    false_blame_success: Interval | None = None
-    n_clean_success: int = 0
-    false_blame_untriggered: Interval | None = None
-    n_untriggered: int = 0
+    false_blame: dict[str, Interval] = field(default_factory=dict)  # per category (BLAME_CATEGORIES)
+    false_blame_hidden: dict[str, Interval] = field(default_factory=dict)  # successes, outcome hidden
+    n_by_category: dict[str, int] = field(default_factory=dict)
     reliability: list[dict[str, float]] = field(default_factory=list)
+    thresholds: list[dict[str, float]] = field(default_factory=list)
+    per_form: dict[str, dict[str, float]] = field(default_factory=dict)
     min_confidence: float = CONFIDENCE_MIN
 
     def to_dict(self) -> dict[str, Any]:
@@ -75,11 +81,10 @@ class Scores:
             "joint_accuracy": self.joint_accuracy.to_dict(), "per_type": self.per_type,
             "confusion": self.confusion, "truncation_found": self.truncation_found,
             "none_found": self.none_found, "per_target": self.per_target,
-            "false_blame_success": self.false_blame_success.to_dict() if self.false_blame_success else None,
-            "n_clean_success": self.n_clean_success,
-            "false_blame_untriggered": (self.false_blame_untriggered.to_dict()
-                                        if self.false_blame_untriggered else None),
-            "n_untriggered": self.n_untriggered, "reliability": self.reliability,
+            "false_blame": {k: v.to_dict() for k, v in self.false_blame.items()},
+            "false_blame_outcome_hidden": {k: v.to_dict() for k, v in self.false_blame_hidden.items()},
+            "n_by_category": self.n_by_category, "reliability": self.reliability,
+            "thresholds": self.thresholds, "per_form": self.per_form,
             "min_confidence": self.min_confidence,
             "published": ({"type_accuracy": pub.type_accuracy / 100, "step_accuracy": pub.step_accuracy / 100,
                            "n": pub.n, "truncation_found": TRUNCATION_FOUND / 100} if pub else None),
@@ -108,10 +113,14 @@ def score(method: str, truths: Mapping[str, FaultLabel], diagnoses: Sequence[Dia
     by_type: dict[str, list[bool]] = defaultdict(list)
     by_target: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     none = 0
+    by_form: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     for d in diagnoses:
         truth = truths.get(d.trace_id)
         if truth is None:
             continue
+        if truth.experiment:
+            by_form[truth.experiment].append((d.fault_type == truth.fault_type,
+                                              d.step is not None and d.step == truth.step))
         t_ok = d.fault_type == truth.fault_type
         s_ok = d.step is not None and d.step == truth.step
         flags.append((t_ok, s_ok, t_ok and s_ok))
@@ -125,9 +134,12 @@ def score(method: str, truths: Mapping[str, FaultLabel], diagnoses: Sequence[Dia
     per_target = {t: {"n": len(v), "type_accuracy": round(sum(a for a, _ in v) / len(v), 4),
                       "step_accuracy": round(sum(b for _, b in v) / len(v), 4)}
                   for t, v in sorted(by_target.items())}
-    return Scores(method, len(flags), type_i, step_i, joint_i, per_type,
-                  {t: dict(c) for t, c in sorted(confusion.items())},
-                  round(sum(trunc) / len(trunc), 4) if trunc else None, none, per_target)
+    out = Scores(method, len(flags), type_i, step_i, joint_i, per_type,
+                 {t: dict(c) for t, c in sorted(confusion.items())},
+                 round(sum(trunc) / len(trunc), 4) if trunc else None, none, per_target)
+    out.per_form = {f: {"n": len(v), "type_accuracy": round(sum(a for a, _ in v) / len(v), 4),
+                        "step_accuracy": round(sum(b for _, b in v) / len(v), 4)} for f, v in sorted(by_form.items())}
+    return out
 
 
 def rate(flags: Sequence[bool], n_boot: int, seed: int) -> Interval:
@@ -152,35 +164,90 @@ def reliability(truths: Mapping[str, FaultLabel], raw: Sequence[Diagnosis]) -> l
     return out
 
 
-def _planned_faults(ep: EpisodeTrace) -> bool:
-    return ep.condition not in (None, "", "none")
+BLAME_CATEGORIES: tuple[str, ...] = (CLEAN_SUCCESS, BENIGN_SUCCESS, UNFAULTED)
+THRESHOLDS: tuple[float, ...] = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
-def clean_sets(episodes: Sequence[EpisodeTrace], truths: Mapping[str, FaultLabel | None] | None
-               ) -> tuple[list[EpisodeTrace], list[EpisodeTrace]]:
-    """(clean successful, untriggered): episodes no fault changed, that succeeded; and failed or
-    fault-planned episodes in which none changed anything (a label file's clean failures)."""
-    if truths is None:
-        clean = [ep for ep in episodes if ground_truth(ep) is None]
-    else:
-        clean = [ep for ep in episodes if ep.trace_id in truths and truths[ep.trace_id] is None]
-    success = [ep for ep in clean if ep.success is True]
-    untriggered = [ep for ep in clean if ep.success is not True or (truths is None and _planned_faults(ep))]
-    return success, untriggered
+def derive_category(ep: EpisodeTrace, label: FaultLabel | None, *, from_labels: bool) -> str | None:
+    """An episode's category when no label file gives one: from its outcome and its truth (a
+    fault that changed what the agent saw, or a labelled root cause). None: outcome unknown."""
+    if ep.success is None:
+        return None
+    fault = label is not None if from_labels else ep.triggered
+    if ep.success:
+        return BENIGN_SUCCESS if fault else CLEAN_SUCCESS
+    return FAULTED if label is not None else UNFAULTED
+
+
+def episode_categories(episodes: Sequence[EpisodeTrace], truths: Mapping[str, FaultLabel | None] | None,
+                       given: Mapping[str, str] | None = None) -> dict[str, str]:
+    """trace id -> category: the label file's ``category`` where it gives one, else derived."""
+    out: dict[str, str] = {}
+    for ep in episodes:
+        if given and ep.trace_id in given:
+            out[ep.trace_id] = given[ep.trace_id]
+            continue
+        if truths is None:
+            cat = derive_category(ep, ground_truth(ep), from_labels=False)
+        elif ep.trace_id in truths:
+            cat = derive_category(ep, truths[ep.trace_id], from_labels=True)
+        else:
+            cat = None
+        if cat is not None:
+            out[ep.trace_id] = cat
+    return out
+
+
+def outcome_hidden(ep: EpisodeTrace) -> EpisodeTrace:
+    """The episode with its outcome unknown, so a diagnosis rests on the evidence alone."""
+    return replace(ep, success=None)
+
+
+def _blame_rates(raw: Sequence[Diagnosis], threshold: float) -> list[bool]:
+    return [d.found and d.confidence >= threshold for d in raw]
+
+
+def threshold_sweep(truths: Mapping[str, FaultLabel], raw: Sequence[Diagnosis],
+                    blame_raw: Mapping[str, Sequence[Diagnosis]]) -> list[dict[str, float]]:
+    """At each abstention threshold: type and joint accuracy over the scored episodes (an
+    abstention counts as wrong), the share answered, and the false blame each category buys."""
+    out = []
+    scored = [(d, t) for d in raw if (t := truths.get(d.trace_id)) is not None]
+    for th in THRESHOLDS:
+        kept = [(d, t) for d, t in scored if d.found and d.confidence >= th]
+        row: dict[str, float] = {
+            "threshold": th, "n": len(scored),
+            "answered": round(len(kept) / len(scored), 4) if scored else 0.0,
+            "type_accuracy": round(sum(d.fault_type == t.fault_type for d, t in kept) / len(scored), 4)
+            if scored else 0.0,
+            "joint_accuracy": round(sum(d.fault_type == t.fault_type and d.step == t.step for d, t in kept)
+                                    / len(scored), 4) if scored else 0.0,
+        }
+        for cat, diags in blame_raw.items():
+            flags = _blame_rates(diags, th)
+            row[f"false_blame_{cat}"] = round(sum(flags) / len(flags), 4) if flags else float("nan")
+        out.append(row)
+    return out
 
 
 def evaluate(episodes: Sequence[EpisodeTrace], diagnosers: Sequence[Diagnoser], *, n_boot: int = 2000,
              seed: int = 0, truths: Mapping[str, FaultLabel | None] | None = None,
+             categories: Mapping[str, str] | None = None,
              min_confidence: float = CONFIDENCE_MIN) -> tuple[list[Scores], dict[str, list[Diagnosis]]]:
     """Score each diagnoser on the failed, fault-triggered episodes among ``episodes``, against
-    the trace's ground truth or ``truths`` (trace id -> label, None for a labelled clean episode)."""
+    the trace's ground truth or ``truths`` (trace id -> label, None for a labelled clean episode),
+    and its false blame on every other category (``categories``: a label file's, else derived)."""
     if truths is None:
         evald = evaluation_set(episodes)
         found = {ep.trace_id: t for ep in evald if (t := ground_truth(ep)) is not None}
     else:
         evald = [ep for ep in episodes if ep.success is False and truths.get(ep.trace_id) is not None]
         found = {ep.trace_id: t for ep in evald if (t := truths[ep.trace_id]) is not None}
-    success, untriggered = clean_sets(episodes, truths)
+    cats = episode_categories(episodes, truths, categories)
+    if categories:  # a labelled category decides which episodes are scored for accuracy
+        evald = [ep for ep in evald if cats.get(ep.trace_id, FAULTED) == FAULTED]
+        found = {k: v for k, v in found.items() if cats.get(k, FAULTED) == FAULTED}
+    by_cat = {c: [ep for ep in episodes if cats.get(ep.trace_id) == c] for c in BLAME_CATEGORIES}
     scores, all_diag = [], {}
     for d in diagnosers:
         raw = diagnose_episodes(d, evald, min_confidence=0)
@@ -189,10 +256,18 @@ def evaluate(episodes: Sequence[EpisodeTrace], diagnosers: Sequence[Diagnoser], 
         s = score(d.name, found, diag, n_boot=n_boot, seed=seed)
         s.reliability = reliability(found, raw)
         s.min_confidence = min_confidence
-        for eps, attr in ((success, "success"), (untriggered, "untriggered")):
-            if eps:
-                blamed = [x.found for x in diagnose_episodes(d, eps, min_confidence=min_confidence)]
-                setattr(s, f"false_blame_{attr}", rate(blamed, n_boot, seed))
-                setattr(s, "n_clean_success" if attr == "success" else "n_untriggered", len(eps))
+        blame_raw: dict[str, list[Diagnosis]] = {}
+        for cat, eps in by_cat.items():
+            s.n_by_category[cat] = len(eps)
+            if not eps:
+                continue
+            got = diagnose_episodes(d, eps, min_confidence=0)
+            s.false_blame[cat] = rate(_blame_rates(got, min_confidence), n_boot, seed)
+            blame_raw[cat] = got
+            if cat in (CLEAN_SUCCESS, BENIGN_SUCCESS):
+                hidden = diagnose_episodes(d, [outcome_hidden(ep) for ep in eps], min_confidence=0)
+                s.false_blame_hidden[cat] = rate(_blame_rates(hidden, min_confidence), n_boot, seed)
+                blame_raw[f"{cat}_outcome_hidden"] = hidden
+        s.thresholds = threshold_sweep(found, raw, blame_raw)
         scores.append(s)
     return scores, all_diag

@@ -11,15 +11,15 @@ from __future__ import annotations
 import math
 
 from diagnosers.key_style import abbreviated_words, odd_style_keys
-from diagnosers.observe import CONNECTION_ERRORS, TIMEOUT_ERRORS, Observation
+from diagnosers.observe import Observation
 from diagnosers.view import EpisodeView
 
-FEATURE_VERSION = 5
+FEATURE_VERSION = 6
 MARKERS = ("html_page", "http_status", "provider_json", "rate_limit", "timeout", "unavailable", "filtered",
            "bracket_tag", "error_word")
-ARG_PROBLEMS = ("unknown_key", "missing_required", "wrong_type", "enum", "empty_value", "invalid_json",
-                "unknown_tool", "cut")
-FAILURES = ("rate_limit", "timeout", "connection", "client", "server")
+ARG_PROBLEMS = ("no_declared_key", "unknown_key", "missing_required", "wrong_type", "enum", "empty_value",
+                "invalid_json", "unknown_tool", "cut")
+FAILURES = ("rate_limit", "timeout", "connection", "auth", "not_found", "invalid_request", "partial", "error")
 
 FEATURE_NAMES: tuple[str, ...] = (
     "is_llm", "is_tool", "rel_pos", "index", "dur_ratio", "dur_excess_s",
@@ -52,7 +52,7 @@ def _b(x: object) -> float:
 
 def _transient(o: Observation) -> bool:
     m = set(o.result_markers)
-    return "rate_limit" in m or "timeout" in m or (o.error_type or "") in TIMEOUT_ERRORS
+    return "rate_limit" in m or "timeout" in m or o.exception_failure in ("timeout", "rate_limit")
 
 
 def step_features(view: EpisodeView, o: Observation, prior_errors: int) -> list[float]:
@@ -68,8 +68,8 @@ def step_features(view: EpisodeView, o: Observation, prior_errors: int) -> list[
         max(0.0, (o.duration_ms - med) / 1000) if llm else 0.0,
         _b(o.status_error), _b(o.http_status and 400 <= o.http_status < 500 and o.http_status != 429),
         _b(o.http_status == 429), _b(o.http_status and o.http_status >= 500),
-        _b(et in TIMEOUT_ERRORS), _b(et in CONNECTION_ERRORS),
-        _b(et and et not in TIMEOUT_ERRORS and et not in CONNECTION_ERRORS),
+        _b(o.exception_failure == "timeout"), _b(o.exception_failure == "connection"),
+        _b(et and o.exception_failure not in ("timeout", "connection")),
         _b("length" in fr), _b("content_filter" in fr), _b("tool_calls" in fr), _b("stop" in fr),
         _b(llm and not fr),
         math.log1p(o.content_length or 0), _b(o.content_length == 0), _b(o.content_length is None),
@@ -136,7 +136,7 @@ def step_features(view: EpisodeView, o: Observation, prior_errors: int) -> list[
           _b(bool(o.max_tokens) and o.output_tokens is not None and o.output_tokens >= (o.max_tokens or 0)),
           _b(llm and o.http_status is not None and o.http_status < 400 and bool(et)),
           *(_b(o.result_failure == x) for x in FAILURES),
-          _b(not llm and et in CONNECTION_ERRORS)]
+          _b(not llm and o.exception_failure == "connection")]
     return f
 
 

@@ -16,19 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel import signals
+from agentchaos_otel import vocabulary
 from agentchaos_otel.records import StepRecord
 from agentchaos_otel.trace import foreign
-
-CONNECTION_ERRORS = frozenset({
-    "ConnectError", "RemoteProtocolError", "ReadError", "WriteError", "NetworkError", "ProtocolError",
-    "LocalProtocolError", "APIConnectionError", "ConnectionError", "ConnectionResetError",
-    "ConnectionRefusedError", "ProxyError", "UnsupportedProtocol",
-})
-TIMEOUT_ERRORS = frozenset({
-    "ReadTimeout", "ConnectTimeout", "WriteTimeout", "PoolTimeout", "TimeoutException", "APITimeoutError",
-    "TimeoutError", "Timeout",
-})
 
 
 @dataclass(slots=True)
@@ -59,6 +49,7 @@ class Observation:
     args_empty: int = 0
     args_problem: str = ""
     args_anomaly: float = 0.0
+    args_mojibake: float = 0.0
     args_digest: str | None = None
     args_strings: int | None = None  # string argument values of 3+ characters
     args_ungrounded: int | None = None  # ... of which the request's messages never mention
@@ -79,6 +70,16 @@ class Observation:
     max_tokens: int | None = None
     stream_done: bool | None = None
     max_chunk_gap_ms: float | None = None
+    failure: str = ""  # what the response body or error body reports (vocabulary meaning)
+    failure_evidence: str = ""
+    content_failure: str = ""  # the reply text (or JSON) is an error report of this meaning
+    content_failure_evidence: str = ""
+    args_cut_values: int | None = None  # argument values the conversation holds only as a longer word's start
+    args_short_cut_values: int | None = None  # ... of one or two characters
+    request_messages: int | None = None
+    # Either kind: what a raised exception says (vocabulary meaning of its class, errno, message)
+    exception_failure: str = ""
+    exception_evidence: str = ""
     # Tool result
     tool_name: str | None = None
     result_length: int | None = None
@@ -86,8 +87,10 @@ class Observation:
     result_json_like: bool = False
     result_empty: bool = False
     result_is_error: bool = False
-    result_failure: str = ""
-    exception_failure: str = ""  # what a raised exception's message is about (rate_limit, timeout, ...)
+    result_failure: str = ""  # what a failed or partial result reports (vocabulary meaning)
+    result_failure_evidence: str = ""
+    idempotent: bool | None = None  # declared by the tool (MCP annotations, the idempotency guard)
+    suppressed: bool = False  # the idempotency guard did not run this repeat
     result_markers: tuple[str, ...] = ()
     result_keys: tuple[str, ...] | None = None
     result_shape: str | None = None
@@ -159,16 +162,30 @@ def _first_strs(a: dict[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
     return ()
 
 
-def _exception_meaning(s: StepRecord) -> str:
-    """What the exception recorded on a failed step says it was about (its message's words)."""
+def exception_reading(s: StepRecord) -> vocabulary.Reading:
+    """What the exception recorded on a failed step says it was: its recorded class name and
+    message read with the published vocabulary (the same reading the span-time signals use)."""
     if s.status_code != "ERROR":
-        return ""
+        return vocabulary.NOTHING
     for e in s.events:
         if e.get("name") == "exception":
             attrs = e.get("attributes") or {}
-            text = f"{attrs.get('exception.type', '')}: {attrs.get('exception.message', '')}"
-            return signals.failure_meaning(text[:2000])
-    return ""
+            return vocabulary.read_exception_names([str(attrs.get(A.EXCEPTION_TYPE) or "")],
+                                                   str(attrs.get(A.EXCEPTION_MESSAGE) or "")[:2000])
+    if s.error_type and not s.error_type.isdigit():
+        return vocabulary.read_exception_names([s.error_type])
+    return vocabulary.NOTHING
+
+
+def _idempotent(a: dict[str, Any]) -> bool | None:
+    """Whether the tool says repeating a call is harmless: MCP ``idempotentHint`` /
+    ``readOnlyHint`` / ``destructiveHint``, or the idempotency guard's declaration."""
+    if a.get(A.MCP_TOOL_READ_ONLY) is True or a.get(A.MCP_TOOL_IDEMPOTENT) is True:
+        return True
+    if a.get(A.MCP_TOOL_IDEMPOTENT) is False or a.get(A.MCP_TOOL_DESTRUCTIVE) is True:
+        return False
+    declared = a.get(A.GUARD_IDEMPOTENT)
+    return declared if isinstance(declared, bool) else None
 
 
 def observe_step(s: StepRecord, index: int) -> Observation:
@@ -176,6 +193,7 @@ def observe_step(s: StepRecord, index: int) -> Observation:
     error_type = s.error_type or attrs.get(A.ERROR_TYPE)
     http_status = _int(foreign.first_present(attrs, foreign.HTTP_STATUS))
     status_error = s.status_code == "ERROR"
+    exc = exception_reading(s)
     if s.kind == "tool":
         a = foreign.derive_tool(attrs)
         get = a.get
@@ -190,7 +208,9 @@ def observe_step(s: StepRecord, index: int) -> Observation:
             result_empty=bool(get(A.TOOL_RESULT_EMPTY, False)),
             result_is_error=bool(get(A.TOOL_RESULT_IS_ERROR, False)),
             result_failure=str(get(A.TOOL_RESULT_FAILURE) or ""),
-            exception_failure=_exception_meaning(s),
+            result_failure_evidence=str(get(A.TOOL_RESULT_FAILURE_EVIDENCE) or ""),
+            exception_failure=exc.meaning, exception_evidence=f"{exc.form} {exc.evidence}".strip(),
+            idempotent=_idempotent(a), suppressed=bool(get(A.GUARD_SUPPRESSED, False)),
             result_markers=(_strs(get(A.TOOL_RESULT_ERROR_MARKERS))
                             or _strs(get(A.TOOL_RESULT_ERROR_MARKER))),
             result_keys=_strs(keys) if keys is not None else None,
@@ -225,6 +245,7 @@ def observe_step(s: StepRecord, index: int) -> Observation:
         args_empty=_int(get(A.RESPONSE_TOOL_ARGS_EMPTY)) or 0,
         args_problem=str(get(A.RESPONSE_TOOL_ARGS_PROBLEM) or ""),
         args_anomaly=_float(get(A.RESPONSE_TOOL_ARGS_ANOMALY)),
+        args_mojibake=_float(get(A.RESPONSE_TOOL_ARGS_MOJIBAKE)),
         args_digest=get(A.RESPONSE_TOOL_ARGS_DIGEST),
         args_strings=_int(get(A.RESPONSE_TOOL_ARGS_STRINGS)),
         args_ungrounded=_int(get(A.RESPONSE_TOOL_ARGS_UNGROUNDED)),
@@ -245,4 +266,12 @@ def observe_step(s: StepRecord, index: int) -> Observation:
         max_tokens=_int(get(A.GEN_AI_REQUEST_MAX_TOKENS)),
         stream_done=done if isinstance(done, bool) else None,
         max_chunk_gap_ms=_float(gap) if isinstance(gap, int | float) else None,
+        failure=str(get(A.RESPONSE_FAILURE) or ""),
+        failure_evidence=str(get(A.RESPONSE_FAILURE_EVIDENCE) or ""),
+        content_failure=str(get(A.RESPONSE_CONTENT_FAILURE) or ""),
+        content_failure_evidence=str(get(A.RESPONSE_CONTENT_FAILURE_EVIDENCE) or ""),
+        args_cut_values=_int(get(A.RESPONSE_TOOL_ARGS_CUT_VALUES)),
+        args_short_cut_values=_int(get(A.RESPONSE_TOOL_ARGS_SHORT_CUT_VALUES)),
+        request_messages=_int(get(A.REQUEST_MESSAGE_COUNT)),
+        exception_failure=exc.meaning, exception_evidence=f"{exc.form} {exc.evidence}".strip(),
     )

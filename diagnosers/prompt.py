@@ -71,7 +71,7 @@ def step_line(o: Observation, median_ms: float) -> str:
         return " ".join(parts)
     parts = [head]
     if o.result_is_error:
-        parts.append(f"ERROR({','.join(o.result_markers) or 'app'})")
+        parts.append(f"ERROR({o.result_failure or 'app'})")
     if o.result_empty:
         parts.append("EMPTY")
     length = o.result_length if o.result_length is not None else "?"

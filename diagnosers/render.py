@@ -17,7 +17,7 @@ from agentchaos_otel.published import DIAGNOSIS as PUBLISHED
 from agentchaos_otel.published import DIAGNOSIS_SOURCE as SOURCE
 from agentchaos_otel.published import TRUNCATION_FOUND
 from diagnosers.base import Diagnosis
-from diagnosers.evaluate import Interval, Scores
+from diagnosers.evaluate import BLAME_CATEGORIES, Interval, Scores
 
 SIMULATED_CAPTION = "episodes produced by a simulated model (not a real LLM)"
 
@@ -49,14 +49,15 @@ def scores_table(scores: Sequence[Scores], *, simulated: bool = False) -> Table:
         caption.insert(0, SIMULATED_CAPTION)
     table = Table(title="Diagnosis accuracy on failed, fault-triggered episodes (95% bootstrap intervals)",
                   caption="\n".join(caption))
-    for col in ("method", "n", "type acc.", "step acc.", "joint acc.", "false blame: clean successful",
-                "false blame: untriggered", "truncation found", "published type / step", "published truncation"):
+    for col in ("method", "n", "type acc.", "step acc.", "joint acc.", "false blame: clean successes",
+                "false blame: benign successes", "false blame: failures with no fault", "truncation found",
+                "published type / step", "published truncation"):
         table.add_column(col)
     for s in scores:
         pub = PUBLISHED.get(s.method)
         table.add_row(s.method, str(s.n), _pct(s.type_accuracy), _pct(s.step_accuracy),
-                      _pct(s.joint_accuracy), _blame(s.false_blame_success, s.n_clean_success),
-                      _blame(s.false_blame_untriggered, s.n_untriggered),
+                      _pct(s.joint_accuracy), *(_blame(s.false_blame.get(c), s.n_by_category.get(c, 0))
+                                                for c in BLAME_CATEGORIES),
                       "-" if s.truncation_found is None else f"{s.truncation_found:.1%}",
                       f"{pub.type_accuracy:.2f}% / {pub.step_accuracy:.2f}% (n={pub.n})" if pub else "-",
                       f"{TRUNCATION_FOUND}%" if pub else "-")
@@ -65,6 +66,32 @@ def scores_table(scores: Sequence[Scores], *, simulated: bool = False) -> Table:
 
 def _blame(i: Interval | None, n: int) -> str:
     return "-" if i is None else f"{_pct(i)} of {n}"
+
+
+def hidden_outcome_table(scores: Sequence[Scores]) -> Table:
+    """False blame on successes when the diagnoser is not told they succeeded: the evidence alone."""
+    table = Table(title="False blame on successful episodes with the outcome hidden from the diagnoser")
+    for col in ("method", "clean successes", "benign successes"):
+        table.add_column(col)
+    for s in scores:
+        table.add_row(s.method, *(_blame(s.false_blame_hidden.get(c), s.n_by_category.get(c, 0))
+                                  for c in ("clean_success", "benign_success")))
+    return table
+
+
+def thresholds_table(s: Scores) -> Table:
+    """Accuracy, answered share and the false blame each abstention threshold buys."""
+    table = Table(title=f"{s.method}: abstention threshold (answers under it are none_found; "
+                        f"in use: {s.min_confidence:.2f})")
+    blame_keys = [k for k in (s.thresholds[0] if s.thresholds else {}) if k.startswith("false_blame_")]
+    for col in ("threshold", "answered", "type acc.", "joint acc.", *(k.removeprefix("false_blame_")
+                                                                     .replace("_", " ") for k in blame_keys)):
+        table.add_column(col, justify="right")
+    for row in s.thresholds:
+        table.add_row(f"{row['threshold']:.1f}", f"{row['answered']:.0%}", f"{row['type_accuracy']:.0%}",
+                      f"{row['joint_accuracy']:.0%}", *(f"{row[k]:.0%}" if row[k] == row[k] else "-"
+                                                         for k in blame_keys))
+    return table
 
 
 def reliability_table(s: Scores) -> Table:
@@ -107,6 +134,8 @@ def per_type_table(s: Scores) -> Table:
 def print_scores(console: Console, scores: Sequence[Scores], *, simulated: bool,
                  details: bool = True) -> None:
     console.print(scores_table(scores, simulated=simulated))
+    if any(s.false_blame_hidden for s in scores):
+        console.print(hidden_outcome_table(scores))
     if details:
         for s in scores:
             console.print(per_type_table(s))
@@ -114,6 +143,8 @@ def print_scores(console: Console, scores: Sequence[Scores], *, simulated: bool,
                 console.print(per_target_table(s))
             if s.reliability:
                 console.print(reliability_table(s))
+            if s.thresholds:
+                console.print(thresholds_table(s))
 
 
 def scores_json(scores: Sequence[Scores], extra: dict[str, Any] | None = None) -> str:

@@ -1,15 +1,20 @@
-"""Rule-based diagnosis: ordered, documented checks over what the agent observed.
+"""Rule-based diagnosis: ordered, documented checks over what the agent observed, then root cause by effect.
 
 Each rule looks at one step (and, where it needs a norm, at other steps of the same episode) and
-either says nothing or names a (type, target) with evidence. Rules are general, not keyed to the
-marker strings our injectors write: a finish_reason of ``length``, a provider error body, an
-nginx error page, a tool that suddenly returns fewer keys than it did before, are what real
-outages look like too.
+either says nothing or names a (type, target) with evidence and a confidence. What a failure
+*means* comes from the published error vocabulary, read at span time into content-free
+attributes (``agentchaos_otel.vocabulary``): an HTTP status, a gRPC or vendor code, an exception
+class, a finish reason, an error member of a tool result. Rules never match wordings of their own.
 
-Root cause = the earliest step with a *strong* finding; *weak* findings (signals that also occur
-in healthy runs, such as a slow call or a tool rejecting arguments) are used only when nothing
-strong was seen, the most confident one first. Within a step the first strong finding in ``RULES``
-order wins, else the first weak one.
+*Strong* findings are explicit (a status, a code, an error report, a length stop, garbled text, a
+cut argument); *weak* ones are comparisons that normal variation also produces (keys absent
+compared with other results, a value mentioned nowhere, a slow call) and never name a root cause
+alone. The root cause is the earliest strong finding whose fault the agent did not absorb: a
+failure followed by a successful retry of the same call (an SDK retry, the same tool call again)
+is not a root cause, unless the retried call was not idempotent and may have taken effect twice.
+A call the model got wrong by itself (unknown tool, missing or wrong parameters, arguments that
+are not JSON although not cut, prose where JSON was asked) is its own slip, not a fault, and so
+is a tool's refusal of such a call. A successful episode has no root cause.
 """
 
 from __future__ import annotations
@@ -18,27 +23,33 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agentchaos_otel import vocabulary
 from agentchaos_otel.records import EpisodeTrace
 from diagnosers.base import Diagnosis, none_found
 from diagnosers.key_style import key_style, odd_style_keys
-from diagnosers.observe import CONNECTION_ERRORS, TIMEOUT_ERRORS, Observation
-from diagnosers.view import EpisodeView
+from diagnosers.observe import Observation
+from diagnosers.taxonomy import MEANING_LABEL_LLM, MEANING_LABEL_TOOL
+from diagnosers.view import Effect, EpisodeView
 
-# Thresholds, named so the report can print them.
+# Thresholds, named so the report can print them. None is a clock: latency is a ratio to the
+# episode's own calls.
 MOJIBAKE_MIN = 0.0  # any UTF-8-read-as-Latin-1 sequence: healthy text never contains them
 CONTENT_ANOMALY_MIN = 0.05  # share of symbol/control characters in reply text
 ARGS_ANOMALY_MIN = 0.02  # argument JSON normally has no symbol characters at all
-LATENCY_RATIO = 3.0  # times the episode's median LLM call
-LATENCY_EXCESS_MS = 1000.0
-LATENCY_STRONG_RATIO = 10.0
-LATENCY_STRONG_EXCESS_MS = 1500.0
-STREAM_GAP_MS = 2000.0
+LATENCY_RATIO = 10.0  # times the median of the episode's other LLM calls
+LATENCY_OVER_MAX = 3.0  # ... and times the slowest of them
+LATENCY_MIN_CALLS = 1  # other calls needed before a norm exists
 UNGROUNDED_MAX_STEPS = 1  # more steps with invented argument values than this is the episode's habit
+KEYS_LOST_SHARE = 0.5  # a result that lost this share of its tool's usual keys ...
+KEYS_SUPPORT = 2  # ... that this many earlier results agreed on
 
-# Schema problems where the parameter names are right but values were damaged (cut short).
-_DAMAGED_VALUE = frozenset({"enum", "empty_value"})
-_ERROR_FORMS = frozenset({"html_page", "http_status", "unavailable", "bracket_tag", "error_word",
-                          "provider_json"})
+# The model's own slips (docs/taxonomy.md, "Format slips"): no fault of the API or the tools.
+SLIP_PROBLEMS = frozenset({"unknown_key", "missing_required", "wrong_type", "enum", "empty_value",
+                           "invalid_json", "unknown_tool"})
+# Failures a call the model got wrong cannot explain (the other side's own state or capacity).
+_TRANSIENT = frozenset({"rate_limit", "timeout", "connection", "auth"})
+_CONF_TOOL = {"rate_limit": 0.9, "timeout": 0.9, "connection": 0.9, "auth": 0.9, "not_found": 0.8,
+              "invalid_request": 0.8, "truncated": 0.8, "error": 0.75}
 
 
 @dataclass(frozen=True)
@@ -67,64 +78,80 @@ def _text_target(o: Observation) -> str:
     return "stream" if o.stream else "content"
 
 
-def text_error_type(markers: tuple[str, ...] | list[str], is_json: bool) -> str | None:
-    """The fault type an error-like reply text points to, most specific form first."""
-    m = set(markers)
-    if not m:
+def _cite(evidence: str) -> str:
+    return f" [{evidence}]" if evidence else ""
+
+
+def reply_error_type(o: Observation) -> str | None:
+    """The label a reply that is itself an error report takes: its meaning, or ``schema`` for an
+    error or policy object delivered as the message content (docs/taxonomy.md)."""
+    if not o.content_failure or o.content_failure == "partial":
         return None
-    if "rate_limit" in m:
+    if o.content_is_json:
+        return "schema"
+    return MEANING_LABEL_LLM.get(o.content_failure, "error")
+
+
+def http_label(o: Observation) -> str:
+    """The label of a failed HTTP status of the model API (docs/taxonomy.md): what the error body
+    says when that is a rate limit or a content filter, else 429 rate_limit, 408/504 timeout,
+    other 5xx http_error, and a 4xx by its published meaning (auth, not_found, invalid_request),
+    refined by the body's."""
+    status = o.http_status or 0
+    body = o.failure
+    if body in ("rate_limit", "content_filter"):
+        return body
+    if status == 429:
         return "rate_limit"
-    if "html_page" in m:
-        return "error"  # a proxy's error page, whatever its status says (502, 504 Gateway Time-out)
-    if "timeout" in m:
+    if status in (408, 504):
         return "timeout"
-    if is_json and "provider_json" in m and "unavailable" in m:
-        return "error"  # the provider's own server-failure body (InternalServerError, overloaded)
-    if is_json and "provider_json" in m:
-        return "schema"  # an error object delivered where prose was expected
-    if "filtered" in m:
-        return "content_filter"
-    if m & _ERROR_FORMS:
-        return "error"
-    return None
+    if status >= 500:
+        return "http_error"
+    hit = vocabulary.http_status_meaning(status)
+    meaning = hit.meaning if hit is not None else "invalid_request"
+    if body in ("auth", "not_found", "invalid_request", "timeout"):
+        meaning = body
+    return MEANING_LABEL_LLM.get(meaning, "invalid_request")
 
 
 # --- LLM step rules ---------------------------------------------------------------------------
 
 def _transport(o: Observation, v: EpisodeView) -> Finding | None:
-    """The call failed at the HTTP layer: an error status or an exception reached the client.
-    A socket reset or a body shorter than announced is ``connection`` whatever status line came
-    first; HTTP 429 is ``rate_limit``; a provider's content-filter refusal (Azure's HTTP 400 with
-    code ``content_filter``) is ``content_filter``; any other error status is ``http_error``."""
+    """The call failed at the HTTP layer: an error status (read as docs/taxonomy.md says: 429
+    rate_limit, 401/403 auth, 404 not_found, 400/422 invalid_request, 408/504 timeout, other 5xx
+    http_error, with what the error body says about rate limits and content filters), or an
+    exception that reached the client, read for its meaning (class hierarchy, errno, message)."""
     failed_status = o.http_status is not None and o.http_status >= 400
-    if not failed_status and not (o.status_error and o.error_type):
-        return None
-    et = o.error_type or ""
-    if not failed_status and et in TIMEOUT_ERRORS:
-        return Finding("timeout", "http", 0.9, f"{_where(o)}: {et} raised, no response")
-    if not failed_status and et in CONNECTION_ERRORS:
-        return Finding("connection", "http", 0.9, f"{_where(o)}: {et} raised, connection failed"
-                       + (f" after HTTP {o.http_status}" if o.http_status else ""))
-    if o.http_status == 429 or (failed_status and "rate_limit" in o.markers):
-        return Finding("rate_limit", "http", 0.95, f"{_where(o)}: HTTP {o.http_status or 429} rate limited")
-    code = (o.error_code or "").lower()
-    if failed_status and ("content_filter" in code or "content_policy" in code or "filtered" in o.markers):
-        return Finding("content_filter", "http", 0.85, f"{_where(o)}: HTTP {o.http_status} refusal by the "
-                       f"provider's content filter ({o.error_code or 'filtered'})")
     if failed_status:
-        return Finding("http_error", "http", 0.9, f"{_where(o)}: HTTP {o.http_status} error response"
-                       + (f" ({o.error_code})" if o.error_code else ""))
+        label = http_label(o)
+        return Finding(label, "http", 0.95 if label == "rate_limit" else 0.9,
+                       f"{_where(o)}: HTTP {o.http_status} error response" + (
+                           f" ({o.error_code})" if o.error_code else "") + _cite(o.failure_evidence))
+    if not (o.status_error and o.error_type):
+        return None
+    if o.stream and o.http_status is not None and o.http_status < 400:
+        # the stream had begun: an answer that ended before its end, whatever ended it (a reset, a
+        # read timeout during a stall)
+        return Finding("stream_cut", "stream", 0.85, f"{_where(o)}: the stream broke off ({o.error_type})"
+                       + _cite(o.exception_evidence))
+    meaning = o.exception_failure
+    if meaning and meaning != vocabulary.GENERIC:
+        return Finding(MEANING_LABEL_LLM.get(meaning, "error"), "http", 0.9,
+                       f"{_where(o)}: {o.error_type} raised" + _cite(o.exception_evidence))
     if o.content_length in (None, 0) and not o.tool_call_count:
-        return Finding("error", "http", 0.5, f"{_where(o)}: call failed with {et}", strong=False)
+        return Finding("error", "http", 0.5, f"{_where(o)}: call failed with {o.error_type}", strong=False)
     return None
 
 
 def _no_answer(o: Observation, v: EpisodeView) -> Finding | None:
-    """A 2xx body without a usable answer: an error object where the completion belongs (some
-    gateways answer 200 with ``{"error": ...}``), no ``choices`` or an empty list, a null message."""
-    if o.body_error:
-        return Finding("error", "content", 0.85, f"{_where(o)}: HTTP {o.http_status or 200} body is an error "
-                       f"object ({o.error_code or 'no code'}), no completion")
+    """A 2xx body without a usable answer: an error object where the completion belongs (read for
+    its meaning; some gateways answer 200 with ``{"error": ...}``), an error inside the choice, a
+    safety block, no ``choices`` or an empty list, a null message."""
+    if o.body_error or o.failure:
+        label = MEANING_LABEL_LLM.get(o.failure, "error") if o.failure else "error"
+        what = "body is an error object" if o.body_error else "the answer reports a failure"
+        return Finding(label, _text_target(o), 0.85, f"{_where(o)}: HTTP {o.http_status or 200} {what}"
+                       + (f" ({o.error_code})" if o.error_code else "") + _cite(o.failure_evidence))
     if o.choice_count is not None and o.choice_count <= 0:
         what = "no `choices`" if o.choice_count < 0 else "empty `choices`"
         return Finding("empty", _text_target(o), 0.85, f"{_where(o)}: response with {what}")
@@ -144,24 +171,42 @@ def _stream_cut(o: Observation, v: EpisodeView) -> Finding | None:
     return None
 
 
+
+def _finish_meanings(o: Observation) -> list[tuple[str, str]]:
+    out = []
+    for f in o.finish_reasons:
+        hit = vocabulary.finish_reason_meaning(f)
+        if hit is not None:
+            out.append((hit.meaning, hit.evidence))
+    return out
+
+
 def _content_filter(o: Observation, v: EpisodeView) -> Finding | None:
-    """finish_reason content_filter, or a refusal in place of content: the reply was withheld."""
-    if "content_filter" in o.finish_reasons:
-        return Finding("content_filter", "content", 0.95, f"{_where(o)}: finish_reason=content_filter")
+    """A finish reason that says a safety filter or guardrail stopped the answer (``content_filter``,
+    ``SAFETY``, ``RECITATION``, ``guardrail_intervened``, ``refusal``, ...), or a refusal in place of
+    content; a finish reason ``error`` (the provider failed mid-answer)."""
+    for meaning, evidence in _finish_meanings(o):
+        if meaning == "content_filter":
+            return Finding("content_filter", "content", 0.95, f"{_where(o)}: the answer was blocked"
+                           + _cite(evidence))
+        if meaning == "error":
+            return Finding("error", "content", 0.85, f"{_where(o)}: the answer stopped with an error"
+                           + _cite(evidence))
     if o.refusal:
         return Finding("content_filter", "content", 0.85, f"{_where(o)}: the model refused (message.refusal)")
     return None
 
 
 def _error_text(o: Observation, v: EpisodeView) -> Finding | None:
-    """Reply text that reads like an error: status line, provider error JSON, HTML error page,
-    rate-limit / timed-out / service-unavailable wording."""
-    ftype = text_error_type(o.markers, o.content_is_json)
+    """Reply text that is an error report (a status line, an error page, a bracketed tag, an
+    exception, an error text at its start) takes the label of what it reports; an error or policy
+    object delivered as the message content is ``schema``."""
+    ftype = reply_error_type(o)
     if ftype is None:
         return None
-    forms = ", ".join(o.markers)
-    return Finding(ftype, _text_target(o), 0.85,
-                   f"{_where(o)}: reply text looks like an error ({forms}), {o.content_length} chars")
+    what = "an error object as the message content" if ftype == "schema" else "an error report"
+    return Finding(ftype, _text_target(o), 0.85, f"{_where(o)}: reply text is {what}"
+                   + _cite(o.content_failure_evidence))
 
 
 def _promised_tool_calls(o: Observation, v: EpisodeView) -> Finding | None:
@@ -185,30 +230,17 @@ def _empty(o: Observation, v: EpisodeView) -> Finding | None:
 
 
 def _length(o: Observation, v: EpisodeView) -> Finding | None:
-    """finish_reason length, or output tokens reaching the request's max_tokens whatever the
-    finish_reason says (some servers report ``stop``): the reply was cut at a token limit."""
+    """A finish reason that says generation stopped at a limit (``length``, ``max_tokens``,
+    ``MAX_TOKENS``, ``model_length``, ...), or output tokens reaching the request's max_tokens
+    whatever the finish reason says (some servers report ``stop``): the reply was cut."""
     target = "tool_calls" if o.tool_call_count else _text_target(o)
-    if "length" in o.finish_reasons or "max_tokens" in o.finish_reasons:
-        return Finding("truncate", target, 0.9,
-                       f"{_where(o)}: finish_reason=length, reply cut at {o.content_length} chars")
+    for meaning, evidence in _finish_meanings(o):
+        if meaning == "length":
+            return Finding("truncate", target, 0.9, f"{_where(o)}: generation stopped at a limit, reply cut at "
+                           f"{o.content_length} chars" + _cite(evidence))
     if o.max_tokens and o.output_tokens is not None and o.output_tokens >= o.max_tokens:
         return Finding("truncate", target, 0.8, f"{_where(o)}: {o.output_tokens} output tokens = max_tokens "
                        f"{o.max_tokens} (finish_reason {', '.join(o.finish_reasons) or 'none'})")
-    return None
-
-
-def _format(o: Observation, v: EpisodeView) -> Finding | None:
-    """A reply not in the format the request asked for: ``response_format`` JSON (or a prompt
-    asking for JSON) answered with JSON wrapped in a markdown fence or in prose, or with no JSON."""
-    if o.tool_call_count or not o.content_length or o.content_is_json or o.content_blank:
-        return None
-    if o.response_format in ("json_object", "json_schema"):
-        how = "JSON inside a fence or prose" if o.json_embedded else "text that is not JSON"
-        return Finding("schema", _text_target(o), 0.8, f"{_where(o)}: response_format {o.response_format} "
-                       f"answered with {how}")
-    if o.asks_json and o.json_embedded:
-        return Finding("schema", _text_target(o), 0.55, f"{_where(o)}: the prompt asks for JSON; the reply "
-                       "wraps it in a fence or prose")
     return None
 
 
@@ -225,28 +257,42 @@ def _corrupt_text(o: Observation, v: EpisodeView) -> Finding | None:
     return None
 
 
+def args_slip(o: Observation) -> str:
+    """The model's own slip in its tool call (docs/taxonomy.md), or '': arguments not JSON although
+    not cut, an unknown tool, a declared parameter missing, wrong or out of its enum."""
+    if not o.tool_call_count or (o.args_cut_values or 0) > 0 or (o.args_short_cut_values or 0) > 0:
+        return ""
+    if o.args_valid is False and o.args_problem != "cut":
+        return "arguments that are not valid JSON"
+    if o.args_schema_valid is False and o.args_problem in SLIP_PROBLEMS:
+        return {"unknown_tool": "a call of a tool that does not exist"}.get(
+            o.args_problem, f"a call with a parameter wrong or missing ({o.args_problem})")
+    return ""
+
+
 def _args(o: Observation, v: EpisodeView) -> Finding | None:
-    """Tool-call arguments that are invalid JSON, garbled, empty, or not matching the declared schema."""
+    """Tool-call arguments damaged on the way: cut part-way (open string or brackets, or values
+    the conversation holds only as the start of a longer word), garbled, or replaced by arguments
+    none of whose names the tool declares. A call the model got wrong by itself (``{}`` included:
+    every required parameter left out) is its slip, not a fault (``args_slip``)."""
     if not o.tool_call_count:
         return None
     if o.args_valid is False and o.args_problem == "cut":
         return Finding("truncate", "tool_calls", 0.85, f"{_where(o)}: tool arguments end part-way (open "
                        "string or brackets)")
-    if o.args_valid is False:
-        return Finding("schema", "tool_calls", 0.75, f"{_where(o)}: tool arguments are not valid JSON")
-    if o.args_anomaly >= ARGS_ANOMALY_MIN:
-        return Finding("corrupt", "tool_calls", 0.85,
-                       f"{_where(o)}: {o.args_anomaly:.0%} of tool-argument characters are symbols")
-    if o.args_schema_valid is False and o.args_empty:
-        return Finding("error", "tool_calls", 0.8,
-                       f"{_where(o)}: tool called with empty arguments, required parameters missing")
-    if o.args_schema_valid is False and o.args_problem in _DAMAGED_VALUE:
-        return Finding("truncate", "tool_calls", 0.6, f"{_where(o)}: known parameters but damaged values "
-                       f"({o.args_problem.replace('_', ' ')})")
-    if o.args_schema_valid is False:
-        detail = f" ({o.args_problem.replace('_', ' ')})" if o.args_problem else ""
-        return Finding("schema", "tool_calls", 0.8,
-                       f"{_where(o)}: tool arguments do not match the declared parameters{detail}")
+    if o.args_anomaly >= ARGS_ANOMALY_MIN or o.args_mojibake > MOJIBAKE_MIN:
+        what = "UTF-8 read as Latin-1" if o.args_mojibake > MOJIBAKE_MIN else (
+            f"{o.args_anomaly:.0%} of the characters symbols")
+        return Finding("corrupt", "tool_calls", 0.85, f"{_where(o)}: tool arguments garbled ({what})")
+    if o.args_cut_values:
+        return Finding("truncate", "tool_calls", 0.75, f"{_where(o)}: {o.args_cut_values} argument value(s) "
+                       "the conversation holds only as the start of a longer word (cut short)")
+    if o.args_short_cut_values and any(c.result_is_error or c.status_error for c in v.next_tool_results(o)):
+        return Finding("truncate", "tool_calls", 0.7, f"{_where(o)}: a one- or two-letter argument value that "
+                       "only starts longer words of the conversation, and the tool refused the call")
+    if o.args_schema_valid is False and o.args_problem == "no_declared_key":
+        return Finding("schema", "tool_calls", 0.8, f"{_where(o)}: tool arguments name none of the "
+                       "tool's declared parameters")
     return None
 
 
@@ -287,17 +333,23 @@ def _replayed(o: Observation, v: EpisodeView) -> Finding | None:
 
 
 def _latency(o: Observation, v: EpisodeView) -> Finding | None:
-    """A call much slower than the episode's median call, or a long stall between stream chunks."""
-    if o.max_chunk_gap_ms is not None and o.max_chunk_gap_ms >= STREAM_GAP_MS:
-        return Finding("latency", "stream", 0.75, f"{_where(o)}: {o.max_chunk_gap_ms / 1000:.1f} s stall "
-                       "between stream chunks")
-    med = v.llm_median_ms
-    excess = o.duration_ms - med
-    if med <= 0 or excess < LATENCY_EXCESS_MS or o.duration_ms < LATENCY_RATIO * med:
+    """A call far slower than the episode's own other calls (``LATENCY_RATIO`` times their median
+    and ``LATENCY_OVER_MAX`` times the slowest, with at least ``LATENCY_MIN_CALLS`` of them); on the
+    stream when most of the wait was one stall between chunks. Never a clock: a loaded machine
+    slows every call, and one call of many can stall. So a slow call is weak evidence unless the
+    agent abandoned it: the episode ended there with the tool calls it asked for never run, or with
+    the agent's own error saying a deadline passed (the episode's recorded error)."""
+    ratio, over_max, n = v.latency_ratio(o)
+    if n < LATENCY_MIN_CALLS or ratio < LATENCY_RATIO or over_max < LATENCY_OVER_MAX:
         return None
-    strong = o.duration_ms >= LATENCY_STRONG_RATIO * med and excess >= LATENCY_STRONG_EXCESS_MS
-    return Finding("latency", "http", 0.75 if strong else 0.4,
-                   f"{_where(o)}: {o.duration_ms / 1000:.2f} s vs median {med / 1000:.2f} s", strong=strong)
+    # Abandoned: the tool calls it asked for never ran, or the agent ended the episode right after
+    # it with an error that says a deadline passed.
+    ended = v.effect(o).followed_by == "end" and (bool(o.tool_call_count) or v.episode_failure == "timeout")
+    stalled = o.max_chunk_gap_ms is not None and o.max_chunk_gap_ms >= 0.5 * o.duration_ms
+    return Finding("latency", "stream" if stalled else "http", 0.7 if ended else 0.35,
+                   f"{_where(o)}: {ratio:.0f}x the median of the episode's other calls"
+                   + (", most of it one stall between stream chunks" if stalled else "")
+                   + (", and the agent gave up there" if ended else ""), strong=ended)
 
 
 def _empty_args_weak(o: Observation, v: EpisodeView) -> Finding | None:
@@ -310,34 +362,56 @@ def _empty_args_weak(o: Observation, v: EpisodeView) -> Finding | None:
 
 # --- Tool step rules --------------------------------------------------------------------------
 
-def _tool_transient(o: Observation, v: EpisodeView) -> Finding | None:
-    """The tool answered with a rate-limit, timeout or connection failure: by its words, codes
-    and statuses in any common shape (error objects, problem+json, GraphQL errors, ok/success
-    flags, plain text), or by the exception it raised."""
-    m = set(o.result_markers)
-    et = o.error_type or ""
+def _slip_behind(o: Observation, v: EpisodeView) -> str:
+    """The model's slip in the call a tool refused, if the refusal is explained by it."""
+    prev = v.previous_llm(o)
+    if prev is None:
+        return ""
+    slip = args_slip(prev)
+    if slip:
+        return f"the model's own call at step {prev.step} ({slip})"
+    if prev.args_ungrounded and o.result_failure == "not_found":
+        return f"the model's own call at step {prev.step} (a value the conversation never mentioned)"
+    return ""
+
+
+def _tool_failure(o: Observation, v: EpisodeView) -> Finding | None:
+    """The tool reported a failure, in any shape (an error member, a status object, a flag, an
+    XML fault, an error text, a traceback), or raised: labelled by what it reports (rate_limit,
+    timeout, connection, auth, not_found, invalid_request, or ``error`` when it does not say).
+    The failure of a call the model got wrong by itself (a refusal, an exception in the tool) is
+    its slip, unless it is about the other side's capacity or reach (a rate limit, a timeout, a
+    lost connection, an authorization refused)."""
     if not (o.result_is_error or o.status_error):
         return None
-    meaning = o.result_failure or o.exception_failure
-    if "rate_limit" in m or meaning == "rate_limit":
-        return Finding("rate_limit", "tool_result", 0.9, f"{_where(o)}: tool returned a rate-limit error")
-    if "timeout" in m or meaning == "timeout" or et in TIMEOUT_ERRORS:
-        return Finding("timeout", "tool_result", 0.9, f"{_where(o)}: tool returned a timeout error"
-                       + (f" ({et})" if et else ""))
-    if meaning == "connection" or (o.status_error and et in CONNECTION_ERRORS):
-        return Finding("connection", "tool_result", 0.85, f"{_where(o)}: tool call lost its connection"
-                       + (f" ({et})" if et else ""))
-    if meaning == "server":
-        return Finding("error", "tool_result", 0.7, f"{_where(o)}: tool reported a server-side failure")
+    meaning = o.result_failure if o.result_is_error and o.result_failure else (
+        o.exception_failure or o.result_failure or vocabulary.GENERIC)
+    label = MEANING_LABEL_TOOL.get(meaning, "error")
+    if label not in _TRANSIENT and _slip_behind(o, v):
+        return None
+    evidence = o.result_failure_evidence if o.result_is_error else o.exception_evidence
+    what = f"raised {o.error_type}" if o.status_error and not o.result_is_error else "reported a failure"
+    return Finding(label, "tool_result", _CONF_TOOL.get(label, 0.75), f"{_where(o)}: tool {what}"
+                   + _cite(evidence))
+
+
+def _tool_partial(o: Observation, v: EpisodeView) -> Finding | None:
+    """A result that flags itself partial or incomplete (``partial``, ``timed_out`` with data,
+    ``incomplete``): a truncated result, by the tool's own word."""
+    if o.result_failure == "partial" and not o.result_is_error:
+        return Finding("truncated", "tool_result", 0.8, f"{_where(o)}: the result says it is partial"
+                       + _cite(o.result_failure_evidence))
     return None
 
 
 def _tool_empty(o: Observation, v: EpisodeView) -> Finding | None:
-    """An empty result ({} or ''), strong when the same tool returned content elsewhere."""
+    """An empty result where data was expected: ``{}`` or ``""`` (nothing at all), strong unless the
+    same tool answers that way elsewhere; ``[]`` or ``null`` only when the same tool returned
+    data elsewhere in the episode (no hits and no return value are ordinary answers)."""
     if not o.result_empty:
         return None
     ref = v.tool_reference(o)
-    if o.result_null:  # no return value is normal for an action tool; odd only if it returns data elsewhere
+    if o.result_null or v.is_empty_list(o):
         strong = ref is not None and ref.nonempty_results > 0
     else:
         strong = ref is None or ref.nonempty_results > 0
@@ -346,13 +420,18 @@ def _tool_empty(o: Observation, v: EpisodeView) -> Finding | None:
 
 
 def _tool_malformed(o: Observation, v: EpisodeView) -> Finding | None:
-    """A result that starts like JSON but does not parse, or text where the tool returns JSON."""
-    if o.result_is_json is not False or o.result_empty:
+    """A result that starts like JSON and does not parse, and is not an error report
+    (``malformed_json``); a plain text, not an error report either, where the tool answers in JSON
+    elsewhere (a generic tool ``error``: a text that is an error is never "invalid JSON")."""
+    if o.result_is_json is not False or o.result_empty or o.result_is_error:
         return None
-    ref = v.tool_reference(o)
-    if o.result_json_like or (ref is not None and ref.json_results > 0 and ref.text_results == 0):
+    if o.result_json_like:
         return Finding("malformed_json", "tool_result", 0.85,
                        f"{_where(o)}: tool result is not valid JSON ({o.result_length} chars)")
+    ref = v.tool_reference(o)
+    if ref is not None and ref.json_results > 0 and ref.text_results == 0:
+        return Finding("error", "tool_result", 0.6, f"{_where(o)}: text where the tool answers in JSON "
+                       "elsewhere")
     return None
 
 
@@ -368,9 +447,12 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
         return None
     mine, theirs = set(o.result_keys), set(ref.keys)
     if mine and mine < theirs:
-        lost = ", ".join(sorted(theirs - mine)[:4])
-        return Finding("truncated", "tool_result", 0.8, f"{_where(o)}: result lost keys ({lost}) "
-                       f"vs other results of `{o.tool_name}`")
+        lost = theirs - mine
+        # Optional members come and go in healthy answers: only a result that lost a large share
+        # of what several earlier answers agreed on is strong.
+        strong = len(lost) >= KEYS_LOST_SHARE * len(theirs) and ref.support >= KEYS_SUPPORT and not ref.from_later
+        return Finding("truncated", "tool_result", 0.6 if strong else 0.35, f"{_where(o)}: result lost keys "
+                       f"({', '.join(sorted(lost)[:4])}) vs other results of `{o.tool_name}`", strong=strong)
     if mine != theirs and (theirs - mine) and (mine - theirs):
         mine_num, ref_num = o.result_numeric_strings or 0, ref.numeric_strings or 0
         mine_odd = odd_style_keys(o.result_keys, Counter(key_style(k) for k in ref.keys))
@@ -389,7 +471,7 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
                        f"vs other results of `{o.tool_name}`")
     if (ref.key_count and o.result_key_count is not None and o.result_key_count < ref.key_count
             and o.result_shape != ref.shape):
-        return Finding("truncated", "tool_result", 0.5,
+        return Finding("truncated", "tool_result", 0.35,
                        f"{_where(o)}: nested keys lost ({o.result_key_count} vs {ref.key_count})",
                        strong=False)
     if mine and mine > theirs:
@@ -468,20 +550,6 @@ def _tool_inconsistent(o: Observation, v: EpisodeView) -> Finding | None:
     return None
 
 
-def _tool_rejected(o: Observation, v: EpisodeView) -> Finding | None:
-    """The tool rejected the call (an application error, not a transient one): the arguments the
-    model produced at the preceding LLM step were probably damaged. Weak: healthy models also
-    make bad calls."""
-    if not (o.result_is_error or o.status_error):
-        return None
-    prev = v.previous_llm(o)
-    if prev is None:
-        return None
-    return Finding("truncate", "tool_calls", 0.3,
-                   f"{_where(o)}: tool rejected the arguments produced at step {prev.step}",
-                   strong=False, blame_index=prev.index)
-
-
 RULES: tuple[Rule, ...] = (
     Rule("transport_error", "llm", _transport.__doc__ or "", _transport),
     Rule("no_answer_in_body", "llm", _no_answer.__doc__ or "", _no_answer),
@@ -492,13 +560,13 @@ RULES: tuple[Rule, ...] = (
     Rule("empty_reply", "llm", _empty.__doc__ or "", _empty),
     Rule("finish_length", "llm", _length.__doc__ or "", _length),
     Rule("corrupt_text", "llm", _corrupt_text.__doc__ or "", _corrupt_text),
-    Rule("answer_format", "llm", _format.__doc__ or "", _format),
     Rule("tool_arguments", "llm", _args.__doc__ or "", _args),
     Rule("ungrounded_arguments", "llm", _ungrounded_args.__doc__ or "", _ungrounded_args),
     Rule("replayed_response", "llm", _replayed.__doc__ or "", _replayed),
     Rule("latency_outlier", "llm", _latency.__doc__ or "", _latency),
     Rule("empty_arguments", "llm", _empty_args_weak.__doc__ or "", _empty_args_weak),
-    Rule("tool_failure", "tool", _tool_transient.__doc__ or "", _tool_transient),
+    Rule("tool_failure", "tool", _tool_failure.__doc__ or "", _tool_failure),
+    Rule("tool_partial_result", "tool", _tool_partial.__doc__ or "", _tool_partial),
     Rule("tool_empty_result", "tool", _tool_empty.__doc__ or "", _tool_empty),
     Rule("tool_malformed_json", "tool", _tool_malformed.__doc__ or "", _tool_malformed),
     Rule("tool_key_style", "tool", _tool_key_style.__doc__ or "", _tool_key_style),
@@ -506,7 +574,6 @@ RULES: tuple[Rule, ...] = (
     Rule("tool_envelope_keys", "tool", _tool_envelope.__doc__ or "", _tool_envelope),
     Rule("tool_echo_mismatch", "tool", _tool_echo.__doc__ or "", _tool_echo),
     Rule("tool_inconsistent_values", "tool", _tool_inconsistent.__doc__ or "", _tool_inconsistent),
-    Rule("tool_rejected_call", "tool", _tool_rejected.__doc__ or "", _tool_rejected),
 )
 
 
@@ -540,8 +607,17 @@ def step_findings(view: EpisodeView, rules: tuple[Rule, ...] = RULES) -> list[St
     return out
 
 
+ABSORBED_CONFIDENCE = 0.3  # an absorbed fault alone: below any sensible abstention threshold
+
+
+def _slips(view: EpisodeView) -> list[str]:
+    return [f"step {o.step}: {s}" for o in view.obs if o.kind == "llm" and (s := args_slip(o))]
+
+
 class RuleDiagnoser:
-    """Earliest strong anomaly wins; weak anomalies only when nothing strong was observed."""
+    """Root cause by effect: the earliest strong finding the agent did not absorb; a successful
+    episode has none; weak and absorbed findings keep a confidence below the abstention threshold,
+    so alone they name no root cause but still show in the evidence (and the reliability table)."""
 
     name = "rule"
 
@@ -551,22 +627,57 @@ class RuleDiagnoser:
     def diagnose(self, episode: EpisodeTrace) -> Diagnosis:
         view = EpisodeView(episode)
         found = step_findings(view, self.rules)
-        strong = [f for f in found if f.finding.strong]
-        if strong:
-            first = min(strong, key=lambda f: f.index)
+        if episode.success is True:
+            seen = "; ".join(f.finding.evidence for f in found[:3])
+            return none_found(episode, self.name, "the episode succeeded: no root cause"
+                              + (f" (met on the way: {seen})" if seen else ""))
+        candidates: list[tuple[StepFinding, float, str]] = []  # (finding, confidence, effect note)
+        strong_at = {f.index: f.finding.fault_type for f in found if f.finding.strong}
+        for f in found:
+            o = view.obs[f.index]
+            eff = view.effect(view.obs[f.finding.blame_index] if f.finding.blame_index is not None else o)
+            if eff.absorbed and eff.retry_ok_at in strong_at:  # the retry met the same damage
+                eff = Effect(eff.retried_at, None, False, False, "repeat")
+            if f.finding.strong and not eff.absorbed and eff.retried_at is not None:
+                # Retried without success: if the retries met another failure that persisted to the
+                # end, this one went away on retry (absorbed); the persisting one is what mattered.
+                last = view.retry_chain(o)[-1]
+                if strong_at.get(last.index, f.finding.fault_type) != f.finding.fault_type:
+                    eff = Effect(eff.retried_at, last.index, True, False, "retry")
+            if not f.finding.strong:
+                candidates.append((f, f.finding.confidence, ""))
+            elif eff.double_applied:
+                candidates.append((f, max(f.finding.confidence, 0.8), eff.describe()))
+            elif eff.absorbed:
+                candidates.append((f, min(f.finding.confidence, ABSORBED_CONFIDENCE), eff.describe()))
+            else:
+                candidates.append((f, f.finding.confidence, eff.describe()))
+        roots = [c for c in candidates if c[0].finding.strong and c[1] > ABSORBED_CONFIDENCE]
+        if roots:
+            first = min(roots, key=lambda c: c[0].index)
             # A weak sign of the same fault earlier (a rename seen first on a result with no norm
             # to compare with) is where it started: the strong one is the same fault persisting.
-            kind = (first.finding.fault_type, first.finding.target)
-            same = [f for f in found if not f.finding.strong and f.index < first.index
-                    and (f.finding.fault_type, f.finding.target) == kind]
-            pick: StepFinding | None = min(same, key=lambda f: f.index) if same else first
-        else:  # weak signals: the most telling one, earliest on ties
-            pick = min(found, key=lambda f: (-f.finding.confidence, f.index), default=None)
+            kind = (first[0].finding.fault_type, first[0].finding.target)
+            same = [c for c in candidates if not c[0].finding.strong and c[0].index < first[0].index
+                    and (c[0].finding.fault_type, c[0].finding.target) == kind]
+            pick = min(same, key=lambda c: c[0].index) if same else first
+            conf = first[1]
+        else:  # weak or absorbed signs only: the most telling one, earliest on ties (below threshold)
+            pick = min(candidates, key=lambda c: (-c[1], c[0].index), default=None)
+            conf = pick[1] if pick is not None else 0.0
         if pick is None:
-            return none_found(episode, self.name)
-        o = view.obs[pick.index]
-        f = pick.finding
-        more = len(strong) - (1 if f.strong else 0) if strong else len(found) - 1
-        evidence = f.evidence + (f"; {more} later anomalous step(s)" if more > 0 else "")
+            slips = _slips(view)
+            return none_found(episode, self.name, "no fault observed" + (
+                f"; the model's own slip(s): {', '.join(slips[:3])}" if slips else ""))
+        sf, _, note = pick
+        o = view.obs[sf.index]
+        f = sf.finding
+        absorbed = [c for c in candidates if c is not pick and c[2].startswith("absorbed")]
+        more = len([c for c in roots if c is not pick]) if roots else len(candidates) - 1
+        evidence = f.evidence + (f"; then {note}" if note else "")
+        if absorbed:
+            evidence += f"; {len(absorbed)} absorbed fault(s) elsewhere"
+        if more > 0:
+            evidence += f"; {more} later anomalous step(s)"
         return Diagnosis(episode.trace_id, episode.task_id, self.name, f.fault_type, f.target, o.step,
-                         o.span_id, f.confidence, evidence, pick.rule)
+                         o.span_id, round(conf, 4), evidence, sf.rule)

@@ -8,15 +8,29 @@ as the ground truth vocabulary does, and the target says which side of the agent
 
 from __future__ import annotations
 
-# DESIGN 3.1 / 3.2: labels of faults in what the model API returned.
+# docs/design.md 3.1 / 3.2 and docs/taxonomy.md: labels of faults in what the model API returned.
 LLM_FAULT_TYPES: tuple[str, ...] = (
     "error", "timeout", "empty", "truncate", "corrupt", "schema", "content_filter", "stale",
     "wrong_value", "latency", "http_error", "rate_limit", "connection", "stream_cut",
+    "auth", "not_found", "invalid_request",
 )
-# DESIGN 3.3: kinds of faults in what a tool returned.
+# docs/design.md 3.3 and docs/taxonomy.md: kinds of faults in what a tool returned (the study's seven, and
+# what an error a tool reports means).
 TOOL_RESULT_KINDS: tuple[str, ...] = (
     "timeout", "rate_limit", "empty", "malformed_json", "truncated", "key_rename", "wrong_value",
+    "connection", "error", "auth", "not_found", "invalid_request",
 )
+# A failure a reported error means, as the vocabulary names it -> the label on each side.
+MEANING_LABEL_TOOL: dict[str, str] = {
+    "rate_limit": "rate_limit", "timeout": "timeout", "connection": "connection", "auth": "auth",
+    "not_found": "not_found", "invalid_request": "invalid_request", "partial": "truncated",
+    "content_filter": "error", "length": "truncated", "error": "error",
+}
+MEANING_LABEL_LLM: dict[str, str] = {
+    "rate_limit": "rate_limit", "timeout": "timeout", "connection": "connection", "auth": "auth",
+    "not_found": "not_found", "invalid_request": "invalid_request", "content_filter": "content_filter",
+    "length": "truncate", "partial": "truncate", "error": "error",
+}
 FAULT_TYPES: tuple[str, ...] = tuple(dict.fromkeys(LLM_FAULT_TYPES + TOOL_RESULT_KINDS))
 NONE_FOUND = "none_found"
 
@@ -40,3 +54,8 @@ def split_class_label(label: str) -> tuple[str, str]:
     """(type, target) from a class label; the LLM side reports the generic target 'llm'."""
     prefix, _, fault_type = label.partition(":")
     return fault_type, (TOOL_TARGET if prefix == "tool" else "llm")
+
+# Episode categories of a label file (docs/taxonomy.md): false blame is reported for the last three.
+FAULTED, CLEAN_SUCCESS, BENIGN_SUCCESS, UNFAULTED = ("faulted_failure", "clean_success", "benign_success",
+                                                     "unfaulted_failure")
+CATEGORIES: tuple[str, ...] = (FAULTED, CLEAN_SUCCESS, BENIGN_SUCCESS, UNFAULTED)

@@ -3,8 +3,10 @@
 A label file is JSONL (one object a line) or CSV (a header row), keyed by ``task_id`` or
 ``trace_id``, with the fault type (``fault_type`` or ``type``) and where it hit: ``step`` (the
 episode's step number) or ``span_id``. An optional ``target`` keeps same-named types of the two
-sides apart. A type of ``none`` (or empty) marks an episode known to be clean. Episodes the file
-does not mention are left out of the scores. Traces recorded with ``plan=None`` need nothing else.
+sides apart. A type of ``none`` (or empty) marks an episode with no root cause; an optional
+``category`` (``faulted_failure``, ``clean_success``, ``benign_success``, ``unfaulted_failure``;
+docs/taxonomy.md) says which kind, so false blame is reported for each. Episodes the file does
+not mention are left out of the scores. Traces recorded with ``plan=None`` need nothing else.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentchaos_otel.records import EpisodeTrace, FaultLabel
-from diagnosers.taxonomy import FAULT_TYPES
+from diagnosers.taxonomy import CATEGORIES, FAULT_TYPES
 from diagnosers.tracefile import DiagnoseError
 
 CLEAN = ("", "none", "none_found", "clean", "null")
@@ -61,6 +63,30 @@ def _int(v: Any) -> int | None:
         return None
 
 
+class _Rows:
+    """Label rows matched to the loaded episodes (by trace id, else by a task id naming one)."""
+
+    def __init__(self, episodes: Sequence[EpisodeTrace], source: str):
+        self.source = source
+        self.by_trace = {ep.trace_id: ep for ep in episodes}
+        self.by_task: dict[str, list[EpisodeTrace]] = {}
+        for ep in episodes:
+            if ep.task_id is not None:
+                self.by_task.setdefault(ep.task_id, []).append(ep)
+
+    def episode(self, n: int, row: dict[str, Any]) -> EpisodeTrace | None:
+        tid, task = row.get("trace_id"), row.get("task_id")
+        if tid:
+            return self.by_trace.get(str(tid))
+        if task:
+            found = self.by_task.get(str(task), [])
+            if len(found) > 1:
+                raise DiagnoseError(f"{self.source} row {n}: task_id {task!r} names {len(found)} episodes; "
+                                    "key the labels by trace_id")
+            return found[0] if found else None
+        raise DiagnoseError(f"{self.source} row {n}: needs a task_id or trace_id")
+
+
 def resolve(episodes: Sequence[EpisodeTrace], rows: Sequence[dict[str, Any]], *, source: str = "labels"
             ) -> dict[str, FaultLabel | None]:
     """trace id -> the labelled root cause (None: labelled clean), for the episodes the file names.
@@ -68,24 +94,10 @@ def resolve(episodes: Sequence[EpisodeTrace], rows: Sequence[dict[str, Any]], *,
     A row's key is ``trace_id`` when it has one, else ``task_id`` (which must then name one
     episode). ``span_id`` is turned into the episode's step number. Unknown types are an error.
     """
-    by_trace = {ep.trace_id: ep for ep in episodes}
-    by_task: dict[str, list[EpisodeTrace]] = {}
-    for ep in episodes:
-        if ep.task_id is not None:
-            by_task.setdefault(ep.task_id, []).append(ep)
+    match = _Rows(episodes, source)
     out: dict[str, FaultLabel | None] = {}
     for n, row in enumerate(rows, 1):
-        tid, task = row.get("trace_id"), row.get("task_id")
-        if tid:
-            ep = by_trace.get(str(tid))
-        elif task:
-            found = by_task.get(str(task), [])
-            if len(found) > 1:
-                raise DiagnoseError(f"{source} row {n}: task_id {task!r} names {len(found)} episodes; "
-                                    "key the labels by trace_id")
-            ep = found[0] if found else None
-        else:
-            raise DiagnoseError(f"{source} row {n}: needs a task_id or trace_id")
+        ep = match.episode(n, row)
         if ep is None:
             continue  # the file may cover more than was loaded (filters)
         ftype = str(row.get("fault_type", row.get("type", "")) or "").strip()
@@ -107,5 +119,22 @@ def resolve(episodes: Sequence[EpisodeTrace], rows: Sequence[dict[str, Any]], *,
             span = next((s.span_id for s in ep.steps if s.step == step), "")
         target = row.get("target") or None
         out[ep.trace_id] = FaultLabel(step, str(span), ftype, str(target) if target else None,
-                                      row.get("form") or None)
+                                      row.get("form") or row.get("family") or None)
+    return out
+
+
+def resolve_categories(episodes: Sequence[EpisodeTrace], rows: Sequence[dict[str, Any]], *,
+                       source: str = "labels") -> dict[str, str]:
+    """trace id -> the ``category`` a row gives (rows without one are left out)."""
+    match = _Rows(episodes, source)
+    out: dict[str, str] = {}
+    for n, row in enumerate(rows, 1):
+        cat = str(row.get("category") or "").strip()
+        if not cat:
+            continue
+        if cat not in CATEGORIES:
+            raise DiagnoseError(f"{source} row {n}: unknown category {cat!r} (one of {', '.join(CATEGORIES)})")
+        ep = match.episode(n, row)
+        if ep is not None:
+            out[ep.trace_id] = cat
     return out
