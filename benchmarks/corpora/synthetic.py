@@ -1,7 +1,7 @@
 """Simulated, labelled episodes for testing and benchmarking diagnosers before a campaign exists.
 
 Every episode here is SIMULATED: a scripted agent calls a handful of scripted tools; faults are
-applied the way the injectors apply them (DESIGN 3.1-3.3) and the spans get the attributes the
+applied the way the injectors apply them (docs/design.md 3.1-3.3) and the spans get the attributes the
 transport and the tool injector record, computed with the same signal functions. The ``heldout``
 variant uses wordings, ratios and corruption modes the rules were not written against (other
 error texts, other truncation ratios, cp1252 mojibake and replacement characters, real HTTP and
@@ -42,7 +42,7 @@ WORDS = ("the forecast shows mild conditions and light wind across the region to
          "remained stable after the morning session and the files were listed in the requested "
          "directory so the next step is to compare these values before answering").split()
 
-# Wordings the rules were written against (DESIGN 3.1) and held-out ones they were not.
+# Wordings the rules were written against (docs/design.md 3.1) and held-out ones they were not.
 SEEN_TEXT = {
     "error": ["[API ERROR] HTTP 500: Internal Server Error. The server encountered an unexpected condition."],
     "timeout": ["[TIMEOUT] The request timed out. The server did not respond within the expected time."],
@@ -58,6 +58,9 @@ HELDOUT_TEXT = {
     "schema": ['{"error": {"message": "Invalid value for messages", "type": "invalid_request_error"}}',
                '{"detail": "Not Found"}'],
 }
+# An error text takes the label of what it reports (docs/taxonomy.md): Envoy's reset before headers
+# is a lost connection, whichever pool of wordings it was drawn from.
+TEXT_LABELS = {"upstream connect error or disconnect/reset before headers. reset reason: overflow": "connection"}
 TOOL_KINDS = ("timeout", "rate_limit", "empty", "malformed_json", "truncated", "key_rename", "wrong_value")
 LLM_TYPES = ("error", "timeout", "empty", "truncate", "corrupt", "schema")
 STRATEGIES = ("single", "persistent", "intermittent", "burst")
@@ -105,6 +108,35 @@ def _args_for(name: str, rng: random.Random) -> dict[str, Any]:
     return {"path": rng.choice(["/home/user", "/data/reports", "/tmp/cache"])}
 
 
+def _canon(response: dict[str, Any]) -> str:
+    """A response as the agent reads it (arguments parsed), to tell whether a fault changed it."""
+    calls = []
+    for n, a in response["calls"]:
+        try:
+            calls.append([n, json.loads(a) if isinstance(a, str) else a])
+        except ValueError:
+            calls.append([n, a])
+    return json.dumps({**response, "calls": calls}, sort_keys=True, ensure_ascii=False)
+
+
+def _valid_args(name: str, args: dict[str, Any]) -> bool:
+    """Whether a simulated tool accepts the call: its required parameters present, enum values in
+    their enum, other strings at least two characters long (a value cut to one letter is refused)."""
+    schema = TOOLS.get(name)
+    if not args or schema is None:
+        return bool(args)
+    props = schema["properties"]
+    if not all(k in args for k in schema["required"]) or any(k not in props for k in args):
+        return False
+    for key, value in args.items():
+        enum = props[key].get("enum")
+        if enum is not None and value not in enum:
+            return False
+        if enum is None and isinstance(value, str) and len(value) < 2:
+            return False
+    return True
+
+
 def _arg_text(a: Any) -> str:
     return a if isinstance(a, str) else json.dumps(a, ensure_ascii=False)
 
@@ -116,7 +148,7 @@ def _prose(rng: random.Random) -> str:
     return " ".join(words).capitalize() + "."
 
 
-# --- tool-result kinds (DESIGN 3.3) -------------------------------------------------------------
+# --- tool-result kinds (docs/design.md 3.3) -------------------------------------------------------------
 
 def _halve(value: Any) -> Any:
     if isinstance(value, dict):
@@ -272,11 +304,12 @@ class _Episode:
         if self._fires(bool(calls)):
             assert f is not None
             f.fired += 1
-            before = json.dumps(response, sort_keys=True)
+            before = _canon(response)
             target = "tool_calls" if f.family == "tool" else "content"
             ftype = f.fault_type
             if f.family in ("llm", "positional"):
                 response = self._llm_content_fault(ftype, response)
+                ftype = TEXT_LABELS.get(response.get("content") or "", ftype)
             elif f.family == "tool":
                 response = self._llm_tool_fault(ftype, response)
             elif f.family == "compound":
@@ -285,8 +318,7 @@ class _Episode:
                 ftype, target, http_status, error_type, stream_attrs, ms = self._http(f.config, response, ms)
                 if http_status is not None or error_type is not None:
                     status = "ERROR"
-            changed = json.dumps(response, sort_keys=True) != before or ftype == "latency" or target in (
-                "http", "stream")
+            changed = _canon(response) != before or ftype == "latency" or target in ("http", "stream")
             self.any_changed |= changed
             gt = {A.FAULT_INJECTED: True, A.FAULT_TYPE: ftype, A.FAULT_TARGET: target,
                   A.FAULT_EXPERIMENT: f.config, A.FAULT_STRATEGY: f.strategy, A.FAULT_CHANGED: changed,
@@ -307,6 +339,10 @@ class _Episode:
                                                          + 12 * len(tool_calls))})
             attrs.update(signals.content_signals(response["content"]))
             attrs.update(signals.tool_call_signals(tool_calls, REQUEST_TOOLS))
+            # The user's request named the entities the agent means to look up (the calls as the
+            # model meant them, before any fault), so argument grounding has a conversation.
+            asked = " ".join(str(v) for _, a in calls for v in a.values())
+            attrs.update(signals.argument_grounding(tool_calls, [{"role": "user", "content": f"Look up {asked}."}]))
             attrs[A.RESPONSE_DIGEST] = signals.canonical_json_digest(
                 {"text": response["content"] or "",
                  "tools": [[n, _arg_text(a)] for n, a in response["calls"]]})
@@ -448,13 +484,17 @@ class _Episode:
         self.burst = rng.random() < (1 - 1 / 5) if self.burst else rng.random() < 1 / 20
         return rng.choice(TOOL_KINDS) if self.burst and rng.random() < 0.8 else None
 
-    def tool_step(self, name: str, args: dict[str, Any]) -> bool:
+    def tool_step(self, name: str, args: dict[str, Any], *, retry: bool = False) -> bool:
+        """One tool call; True when the agent saw trouble. A transient error of the environment
+        itself (5% of calls) is retried at once with the same arguments and the retry answers, so
+        it is absorbed, as docs/taxonomy.md defines a benign error: never a root cause."""
         rng = self.rng
-        if args and name in TOOLS and not all(k in args for k in TOOLS[name]["required"]) or any(
-                isinstance(v, str) and len(v) < 2 for v in args.values()) or not args:
+        env_error = False
+        if not _valid_args(name, args):
             result: Any = {"error": f"invalid arguments for {name}: missing or unknown value"}
-        elif rng.random() < 0.05:
-            result = {"error": f"{name}: no data for the requested entry"}
+        elif not retry and rng.random() < 0.05:
+            result = {"error": f"{name}: backend temporarily unavailable, try again"}
+            env_error = True
         else:
             result = _tool_result(name, args, rng)
         kind = self._tool_kind()
@@ -476,6 +516,9 @@ class _Episode:
         attrs.update(gt)
         self._add("tool", f"execute_tool {name}", rng.uniform(1, 30), attrs)
         self.messages += 1
+        if env_error and kind is None:
+            self.messages += 1  # the model's turn that asks again
+            return self.tool_step(name, args, retry=True)
         return bool(attrs.get(A.TOOL_RESULT_IS_ERROR)) or kind is not None
 
 

@@ -1,20 +1,23 @@
-"""Diagnosis on failures nobody here wrote: the misbehaving-provider corpus, scored through --truth.
+"""Diagnosis on the misbehaving-provider corpus, scored through --truth.
 
 The corpus (benchmarks/corpora/misbehaving) is written from providers' documented error formats,
-recorded with plan=None and driven by a generic openai-SDK loop; ground truth is only in its
-label file. SIMULATED.
+recorded with plan=None and driven by a generic openai-SDK loop; ground truth (with each
+episode's category) is only in its label file. It is development data: the rules were written
+beside it. SIMULATED.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
+from agentchaos_otel.records import EpisodeTrace
 from benchmarks.corpora.misbehaving.corpus import run_corpus
 from benchmarks.corpora.misbehaving.forms import LLM_FORMS, TOOL_FORMS
 from diagnosers.cli import app
@@ -39,15 +42,17 @@ def _scores(*args: str) -> dict[str, Any]:
 def test_corpus_has_no_ground_truth_in_the_trace_and_labels_match_steps(corpus: Any) -> None:
     db, labels, counts = corpus
     eps = load(db)
-    assert len(eps) == 60 and counts["faulted"] >= 30
+    assert len(eps) == 60 and counts["faulted"] >= 25
     assert all(not ep.faults() for ep in eps)  # plan=None: nothing injected, nothing recorded
     rows = read_labels(labels)
     by_task = {ep.task_id: ep for ep in eps}
+    assert {r["category"] for r in rows} >= {"faulted_failure", "clean_success", "unfaulted_failure"}
     for row in rows:
         ep = by_task[row["task_id"]]
         if row["fault_type"] == "none":
-            assert ep.success is True  # clean episodes of this agent succeed
+            assert ep.success is (row["category"] != "unfaulted_failure")
             continue
+        assert row["category"] == "faulted_failure" and ep.success is False
         kind = "tool" if row["target"] == "tool_result" else "llm"
         assert [s.kind for s in ep.steps if s.step == row["step"]] == [kind]
 
@@ -56,13 +61,49 @@ def test_rules_meet_the_targets_on_the_misbehaving_corpus(corpus: Any) -> None:
     db, labels, _ = corpus
     out = _scores(str(db), "--evaluate", "--truth", str(labels))
     rule = out["scores"][0]
-    assert out["truth"] == str(labels) and rule["method"] == "rule" and rule["n"] >= 30
+    assert out["truth"] == str(labels) and rule["method"] == "rule" and rule["n"] >= 25
     assert out["simulated"] is True
     assert rule["type_accuracy"]["value"] >= 0.9
     assert rule["step_accuracy"]["value"] >= 0.9
-    assert rule["n_clean_success"] >= 10 and rule["false_blame_success"]["value"] <= 0.02
+    blame, n = rule["false_blame"], rule["n_by_category"]
+    assert n["clean_success"] >= 10 and blame["clean_success"]["value"] == 0.0
+    assert blame.get("unfaulted_failure", {"value": 0.0})["value"] <= 0.1
     assert rule["reliability"] and all(b["n"] > 0 for b in rule["reliability"])
     assert set(rule["per_target"]) >= {"http", "content", "tool_result"}
+
+
+def _stretched(ep: EpisodeTrace, factor: float, only: int | None = None) -> EpisodeTrace:
+    """The episode as a loaded machine records it: every call (or one) ``factor`` times slower."""
+    steps, t = [], ep.steps[0].start_ns if ep.steps else 0
+    for s in ep.steps:
+        f = factor if only is None or s.step == only else 1.0
+        dur = int((s.end_ns - s.start_ns) * f)
+        steps.append(replace(s, start_ns=t, end_ns=t + dur))
+        t += dur + 1000
+    return replace(ep, steps=tuple(steps))
+
+
+def test_machine_load_changes_no_diagnosis(corpus: Any) -> None:
+    """Latency is judged against the episode's own calls and by its effect, never a clock: every
+    call slower, or any one call of an episode stalled, names no latency fault where there was
+    none, whether the diagnoser knows the outcome or not."""
+    from diagnosers.base import diagnose_episodes
+    from diagnosers.evaluate import outcome_hidden
+    from diagnosers.rules import RuleDiagnoser
+
+    db, _, _ = corpus
+    eps = load(db)
+    before = {d.trace_id: (d.fault_type, d.step) for d in diagnose_episodes(RuleDiagnoser(), eps)}
+    slow = [_stretched(ep, 20.0) for ep in eps]
+    assert {d.trace_id: (d.fault_type, d.step) for d in diagnose_episodes(RuleDiagnoser(), slow)} == before
+    for ep in eps:
+        for s in ep.steps:
+            if s.kind != "llm":
+                continue
+            for candidate in (_stretched(ep, 80.0, only=s.step), outcome_hidden(_stretched(ep, 80.0, only=s.step))):
+                d = diagnose_episodes(RuleDiagnoser(), [candidate])[0]
+                if candidate.success is not False or before[ep.trace_id][0] == "none_found":
+                    assert d.fault_type != "latency", (ep.task_id, s.step)
 
 
 def test_csv_labels_keyed_by_trace_and_span_give_the_same_report(corpus: Any, tmp_path: Path) -> None:
@@ -78,7 +119,7 @@ def test_csv_labels_keyed_by_trace_and_span_give_the_same_report(corpus: Any, tm
             w.writerow({"trace_id": ep.trace_id, "type": row["fault_type"], "span_id": span})
     a = _scores(str(db), "--evaluate", "--truth", str(labels))["scores"][0]
     b = _scores(str(db), "--evaluate", "--truth", str(path))["scores"][0]
-    for key in ("n", "type_accuracy", "step_accuracy", "joint_accuracy", "false_blame_success", "confusion"):
+    for key in ("n", "type_accuracy", "step_accuracy", "joint_accuracy", "confusion"):
         assert a[key] == b[key]
 
 
@@ -100,7 +141,7 @@ def test_every_label_of_the_corpus_is_in_the_taxonomy(corpus: Any) -> None:
     assert {f.fault_type for f in LLM_FORMS + TOOL_FORMS} <= set(FAULT_TYPES)
     db, labels, _ = corpus
     truths = resolve(load(db), read_labels(labels))
-    assert sum(t is not None for t in truths.values()) >= 30
+    assert sum(t is not None for t in truths.values()) >= 25
 
 
 def test_same_diagnoses_with_openinference_also_tracing(corpus: Any, tmp_path: Path) -> None:

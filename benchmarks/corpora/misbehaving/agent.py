@@ -15,6 +15,10 @@ from typing import Any
 import openai
 
 SYSTEM = "You are a helpful assistant. Use the tools to look things up; never guess values."
+# Policies an agent's prompt may add (the scripted model reads them): try a failed lookup once
+# more; if the second try fails too, go on with the other questions.
+RETRY_ONCE = "If a lookup fails, try it once more."
+SKIP_AFTER_RETRY = "If it fails again, go on with the other questions."
 
 
 def _collect_stream(stream: Any) -> tuple[str | None, list[dict[str, Any]]]:
@@ -40,9 +44,11 @@ def _collect_stream(stream: Any) -> tuple[str | None, list[dict[str, Any]]]:
 
 def run(client: openai.OpenAI, model: str, prompt: str, tools: Mapping[str, Callable[..., Any]],
         schemas: list[dict[str, Any]], *, json_mode: bool = False, stream: bool = False,
-        max_turns: int = 8, max_tokens: int = 256) -> str | None:
-    """The final answer text, or None when the loop ended without one. SDK errors propagate."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
+        max_turns: int = 64, max_tokens: int = 256, policy: tuple[str, ...] = ()) -> str | None:
+    """The final answer text, or None when the loop ended without one. SDK errors propagate.
+    ``policy``: sentences added to the system prompt (``RETRY_ONCE``, ``SKIP_AFTER_RETRY``)."""
+    system = " ".join((SYSTEM, *policy))
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
     for _ in range(max_turns):
         kwargs: dict[str, Any] = {"model": model, "messages": messages, "tools": schemas, "max_tokens": max_tokens}
         if json_mode:

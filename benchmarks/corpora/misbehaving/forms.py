@@ -1,21 +1,26 @@
 """Failure forms, written from the error formats providers, gateways and web APIs document.
 
-Each form has a label in the catalog's taxonomy (``fault_type``, ``target``) and a ``family``
-for per-family reporting. Where two labels are defensible the choice is written here:
+Each form has a label in the diagnosis taxonomy (docs/taxonomy.md: ``fault_type``, ``target``)
+and a ``family`` for per-family reporting. The taxonomy's rules decide where two labels look
+defensible:
 
-- an HTTP error status is ``http_error`` whatever its wording (a gateway's ``504 Gateway
-  Time-out`` page included), except ``429`` (``rate_limit``) and a provider's content-filter
-  refusal (``content_filter``, whether it comes as HTTP 400 or as ``finish_reason``);
-- an error object delivered inside an HTTP 200 is ``error``; a 200 with no usable message
-  (missing or empty ``choices``, ``message: null``, empty text) is ``empty``;
+- an HTTP error status of the model API is read as the taxonomy says: 429 ``rate_limit``,
+  401/403 ``auth``, 404 ``not_found``, 400/422 ``invalid_request``, 408/504 ``timeout`` (a
+  gateway's 504 page included), other 5xx ``http_error``; a provider's content-filter refusal is
+  ``content_filter`` whether it comes as HTTP 400 or as a finish reason;
+- an error object delivered inside an HTTP 200 is an error of what it reports (``error`` when it
+  says no more); a 200 with no usable message (missing or empty ``choices``, ``message: null``,
+  empty text) is ``empty``;
 - a reply cut at a token limit, and tool-call arguments cut part-way, are ``truncate``;
-- a reply not in the format the request asked for (JSON wrapped in a fence or in prose) is
-  ``schema``;
 - a socket reset or a body shorter than announced is ``connection``; a streamed reply that stops
   without its end is ``stream_cut``; no answer within the client's timeout is ``timeout``;
-- tool results: timeouts and rate limits by meaning are ``timeout`` / ``rate_limit``, other
-  failures reported by the tool are ``error``, a tool call whose socket was reset is
-  ``connection``, a body cut part-way is ``malformed_json``, nothing at all is ``empty``.
+- tool results: an error a tool reports takes the label of what it reports (``rate_limit``,
+  ``timeout``, ``connection``, ``auth``, ``not_found``, ``invalid_request``, else ``error``), in
+  whatever shape; a result flagged partial is ``truncated``; a body cut part-way is
+  ``malformed_json``; nothing at all is ``empty``.
+
+The model's own slips (prose where JSON was asked, a wrong parameter, a wrong answer) are not
+failure forms: they are ``slips`` of the scripted model (``server.SLIPS``), labelled ``none``.
 """
 
 from __future__ import annotations
@@ -56,7 +61,7 @@ LLM_FORMS: tuple[Form, ...] = (
     Form("openai_503_overloaded", "http_error", "http", "http"),
     Form("anthropic_529_overloaded", "http_error", "http", "http"),
     Form("gateway_502_html", "http_error", "http", "http"),
-    Form("gateway_504_html", "http_error", "http", "http"),
+    Form("gateway_504_html", "timeout", "http", "http"),
     Form("alb_503_html", "http_error", "http", "http"),
     Form("openai_429_rpm", "rate_limit", "http", "http"),
     Form("openai_429_quota", "rate_limit", "http", "http"),
@@ -72,8 +77,6 @@ LLM_FORMS: tuple[Form, ...] = (
     Form("usage_at_max_tokens", "truncate", "content", "length"),
     Form("tool_args_cut", "truncate", "tool_calls", "length"),
     Form("tool_args_cut_stop", "truncate", "tool_calls", "length"),
-    Form("json_in_fence", "schema", "content", "format", needs_json=True),
-    Form("json_in_prose", "schema", "content", "format", needs_json=True),
     Form("sparse_replacement_chars", "corrupt", "content", "corrupt"),
     Form("cp1252_mojibake", "corrupt", "content", "corrupt"),
     Form("connection_reset", "connection", "http", "connection"),
@@ -81,6 +84,14 @@ LLM_FORMS: tuple[Form, ...] = (
     Form("client_timeout", "timeout", "http", "connection"),
     Form("stream_stops", "stream_cut", "stream", "stream", needs_stream=True),
     Form("stream_stops_after_tool_delta", "stream_cut", "stream", "stream", needs_stream=True),
+    # codes and reasons beyond the status line
+    Form("openai_401_invalid_key", "auth", "http", "http"),
+    Form("openai_404_model_not_found", "not_found", "http", "http"),
+    Form("openai_400_context_length", "invalid_request", "http", "http"),
+    Form("finish_safety", "content_filter", "content", "filter"),
+    Form("finish_guardrail_intervened", "content_filter", "content", "filter"),
+    Form("choice_error_finish_error", "rate_limit", "content", "body"),
+    Form("error_in_200_with_grpc_status", "timeout", "content", "body"),
 )
 
 # --- What a tool returns or raises ---------------------------------------------------------------
@@ -106,6 +117,21 @@ TOOL_FORMS: tuple[Form, ...] = (
     Form("body_cut_json", "malformed_json", "tool_result", "tool_data"),
     Form("empty_string", "empty", "tool_result", "tool_data"),
     Form("empty_object", "empty", "tool_result", "tool_data"),
+    # status objects, codes, XML, in-band flags and runtime errors (issue: meaning from published vocabularies)
+    Form("k8s_status_forbidden", "auth", "tool_result", "tool_error"),
+    Form("grpc_status_not_found", "not_found", "tool_result", "tool_error"),
+    Form("jsonrpc_invalid_params", "invalid_request", "tool_result", "tool_error"),
+    Form("soap_fault_receiver", "error", "tool_result", "tool_error"),
+    Form("s3_xml_slow_down", "rate_limit", "tool_result", "tool_error"),
+    Form("status_throttled_flag", "rate_limit", "tool_result", "tool_error"),
+    Form("oauth_invalid_token", "auth", "tool_result", "tool_error"),
+    Form("postgres_undefined_table", "not_found", "tool_result", "tool_error"),
+    Form("go_dial_connection_refused", "connection", "tool_result", "tool_connection"),
+    Form("java_socket_timeout", "timeout", "tool_result", "tool_error"),
+    Form("node_econnreset", "connection", "tool_result", "tool_connection"),
+    Form("mcp_is_error_result", "timeout", "tool_result", "tool_error"),
+    Form("search_timed_out_partial", "truncated", "tool_result", "tool_data"),
+    Form("raises_permission_error", "auth", "tool_result", "tool_error"),
 )
 
 
@@ -162,6 +188,40 @@ def tool_failure(form: str, tool: str) -> Any:
         return "Exception: backend returned an unexpected response (code 5001)"
     if form == "raises_connection_reset":
         raise ConnectionResetError(104, "Connection reset by peer")
+    if form == "k8s_status_forbidden":  # metav1.Status
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": f'{tool} "lookup" is forbidden: User "system:serviceaccount:agents:bot" cannot get '
+                           "resource", "reason": "Forbidden", "details": {"kind": tool}, "code": 403}
+    if form == "grpc_status_not_found":  # google.rpc.Status as JSON
+        return {"error": {"code": 5, "message": "Requested entity was not found.", "details": []}}
+    if form == "jsonrpc_invalid_params":
+        return {"jsonrpc": "2.0", "id": 11, "error": {"code": -32602, "message": "Invalid params",
+                                                       "data": {"field": "city"}}}
+    if form == "soap_fault_receiver":  # SOAP 1.2
+        return ('<?xml version="1.0"?><env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope">'
+                "<env:Body><env:Fault><env:Code><env:Value>env:Receiver</env:Value></env:Code><env:Reason>"
+                '<env:Text xml:lang="en">Processing error in the backend</env:Text></env:Reason></env:Fault>'
+                "</env:Body></env:Envelope>")
+    if form == "s3_xml_slow_down":
+        return ('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code><Message>Please reduce your '
+                "request rate.</Message><RequestId>4442587FB7D0A2F9</RequestId></Error>")
+    if form == "status_throttled_flag":
+        return {"status": "throttled", "retry_after": 5, "data": None}
+    if form == "oauth_invalid_token":  # RFC 6750
+        return {"error": "invalid_token", "error_description": "The access token expired"}
+    if form == "postgres_undefined_table":
+        return f'ERROR:  relation "{tool}_v2" does not exist\nLINE 1: SELECT * FROM {tool}_v2 WHERE ...'
+    if form == "go_dial_connection_refused":
+        return 'Get "http://10.0.4.17:8080/v1/lookup": dial tcp 10.0.4.17:8080: connect: connection refused'
+    if form == "java_socket_timeout":
+        return ("java.net.SocketTimeoutException: Read timed out\n\tat java.base/sun.nio.ch.NioSocketImpl.timedRead"
+                "(NioSocketImpl.java:288)\n\tat com.example.Lookup.fetch(Lookup.java:41)")
+    if form == "node_econnreset":
+        return "Error: read ECONNRESET\n    at TCP.onStreamRead (node:internal/stream_base_commons:217:20)"
+    if form == "mcp_is_error_result":  # CallToolResult
+        return {"content": [{"type": "text", "text": "Upstream request timeout"}], "isError": True}
+    if form == "raises_permission_error":
+        raise PermissionError(13, "Permission denied")
     if form == "empty_string":
         return ""
     if form == "empty_object":
@@ -173,3 +233,11 @@ def cut_json(value: Any, share: float) -> str:
     """A JSON body cut part-way, as a client sees a response whose connection dropped."""
     text = json.dumps(value)
     return text[: max(2, int(len(text) * share))]
+
+
+def partial_result(value: Any) -> Any:
+    """A search-style answer that timed out part-way and says so, keeping what it found
+    (Elasticsearch's ``timed_out`` beside its hits): ``value`` with the flag and half its members."""
+    keys = list(value)
+    kept = {k: value[k] for k in keys[: max(1, len(keys) // 2)]}
+    return {"took": 30001, "timed_out": True, **kept}

@@ -1,10 +1,13 @@
 """A loopback OpenAI-compatible chat-completions server that misbehaves the way providers do.
 
 The "model" behind it is a small script: it asks for one tool per question, reads the answers
-from the tool messages, and writes the final answer; a tool message it cannot read makes it give
-up. Per episode (told apart by the ``x-episode`` request header the harness's client sends) at
-most one request is answered with a failure form from ``forms.LLM_FORMS``; the harness learns
-the step it hit through the episode's :class:`StepClock`. SIMULATED.
+from the tool messages, and writes the final answer. A tool message it cannot read makes it give
+up, unless the system prompt tells it to try once more (``agent.RETRY_ONCE``), and then to skip
+the question if that fails too (``agent.SKIP_AFTER_RETRY``). Per episode (told apart by the
+``x-episode`` request header the harness's client sends) at most one request is answered with a
+failure form from ``forms.LLM_FORMS``, and the script may make one mistake of its own (a slip,
+``SLIPS``: no fault of the API or the tools); the harness learns the steps they hit through the
+episode's :class:`StepClock`. SIMULATED.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from benchmarks.corpora.misbehaving.agent import RETRY_ONCE, SKIP_AFTER_RETRY
 from benchmarks.corpora.misbehaving.world import parse_questions
 
 TIMEOUT_SLEEP_S = 1.3  # longer than the agent's client timeout (corpus.CLIENT_TIMEOUT_S)
@@ -36,13 +40,27 @@ class StepClock:
             return v
 
 
+# The scripted model's own mistakes (docs/taxonomy.md: not faults, labelled none): a wrong value in
+# the answer, giving up, a declared parameter left out or of the wrong type, a tool that does not exist, arguments
+# that are not JSON, and for JSON tasks prose, a fenced block or prose around the JSON.
+SLIPS = ("wrong_answer", "give_up", "wrong_parameter", "unknown_tool", "bad_json_arguments", "prose_not_json",
+         "json_in_fence", "json_in_prose")
+JSON_SLIPS = frozenset({"prose_not_json", "json_in_fence", "json_in_prose"})
+FINAL_SLIPS = frozenset({"wrong_answer"}) | JSON_SLIPS
+
+
 @dataclass
 class EpisodePlan:
     clock: StepClock
     llm_form: str | None = None
     at_call: int = -1
+    slip: str | None = None
+    slip_at: int = -1  # the LLM call the slip happens at (final-answer slips: the final turn)
     llm_calls: int = 0
     fired_step: int | None = None
+    fired_messages: str | None = None  # the request the form answered, to see an SDK retry of it
+    retried: bool = False  # the same request came again right after the form (an SDK retry)
+    slipped: bool = False
 
 
 def _tool_messages(messages: list[dict[str, Any]]) -> list[str]:
@@ -59,29 +77,74 @@ def _read(text: str, field_name: str) -> str | None:
     return None
 
 
-def model_turn(request: dict[str, Any]) -> dict[str, Any]:
-    """The scripted model's next message: {"content": str} or {"tool_call": (name, args)}."""
+def model_turn(request: dict[str, Any], slip: str | None = None) -> dict[str, Any]:
+    """The scripted model's next message: {"content": str} or {"tool_call": (name, args)}.
+
+    ``slip``: make this turn's own mistake (``SLIPS``) when the turn allows it."""
     messages = [m for m in request.get("messages") or [] if isinstance(m, dict)]
     user = next((m.get("content") for m in messages if m.get("role") == "user"), "") or ""
+    system = next((m.get("content") for m in messages if m.get("role") == "system"), "") or ""
     questions = parse_questions(user if isinstance(user, str) else "")
     if not questions:
         return {"content": "I can only help with the listed questions."}
-    results = _tool_messages(messages)
-    answers = []
-    for q, text in zip(questions, results, strict=False):
-        value = _read(text, q.field)
-        if value is None:
-            return {"content": f"Sorry, I could not complete the request: the {q.tool} lookup did not "
-                               "return a usable result."}
-        answers.append(value)
-    if len(results) < len(questions):
-        q = questions[len(results)]
+    retry = isinstance(system, str) and RETRY_ONCE in system
+    skip = isinstance(system, str) and SKIP_AFTER_RETRY in system
+    answers: list[str] = []
+    qi, failures = 0, 0
+    for text in _tool_messages(messages):
+        if qi >= len(questions):
+            break
+        value = _read(text, questions[qi].field)
+        if value is not None:
+            answers.append(value)
+            qi, failures = qi + 1, 0
+            continue
+        failures += 1
+        if retry and failures == 1:
+            continue  # the next tool message is the retry
+        if skip:
+            answers.append("unavailable")
+            qi, failures = qi + 1, 0
+            continue
+        return {"content": f"Sorry, I could not complete the request: the {questions[qi].tool} lookup did not "
+                           "return a usable result."}
+    if qi < len(questions):
+        q = questions[qi]
+        if slip == "give_up":
+            return {"content": "I'm not able to finish this right now."}
+        if slip == "wrong_parameter":  # leaves one out, or (a single parameter) gives it the wrong type
+            keys = list(q.args)
+            bad = {k: q.args[k] for k in keys[:-1]} if len(keys) > 1 else {keys[0]: [q.args[keys[0]]]}
+            return {"tool_call": (q.tool, bad)}
+        if slip == "unknown_tool":
+            return {"tool_call": (q.tool.replace("get_", "fetch_"), q.args)}
+        if slip == "bad_json_arguments":
+            return {"tool_call": (q.tool, "{" + ", ".join(f"{k}: {v}" for k, v in q.args.items()) + "}")}
         return {"tool_call": (q.tool, q.args)}
+    if slip == "wrong_answer":
+        answers[-1] = _off_by_one(answers[-1])
     wants_json = (request.get("response_format") or {}).get("type") in ("json_object", "json_schema")
     if wants_json:
-        return {"content": json.dumps({"answers": answers})}
+        body = json.dumps({"answers": answers})
+        if slip == "prose_not_json":
+            return {"content": "The answers are " + ", ".join(answers) + "."}
+        if slip == "json_in_fence":
+            return {"content": f"```json\n{body}\n```"}
+        if slip == "json_in_prose":
+            return {"content": f"Sure! Here is the JSON you asked for:\n{body}\nLet me know if you need more."}
+        return {"content": body}
     lines = [f"{i + 1}. {q.text} Answer: {a}" for i, (q, a) in enumerate(zip(questions, answers, strict=True))]
     return {"content": "Here is what I found \u2014 from live lookups.\n" + "\n".join(lines)}
+
+
+def _off_by_one(value: str) -> str:
+    try:
+        return str(int(value) + 1)
+    except ValueError:
+        try:
+            return str(round(float(value) + 1.0, 2))
+        except ValueError:
+            return value + "s"
 
 
 def _usage(request: dict[str, Any], content: str, args: str = "") -> dict[str, int]:
@@ -121,15 +184,21 @@ class _Handler(BaseHTTPRequestHandler):
                                        "param": None, "code": None}})
             return
         plan = self.server.plans.get(self.headers.get("x-episode", ""))
-        form = None
+        form = slip = None
         if plan is not None:
             step = plan.clock.tick()
             call = plan.llm_calls
             plan.llm_calls += 1
+            sent = json.dumps(request.get("messages"), sort_keys=True)
+            if plan.fired_messages is not None and call == plan.at_call + 1 and sent == plan.fired_messages:
+                plan.retried = True
             if plan.llm_form is not None and call == plan.at_call:
                 form = plan.llm_form
                 plan.fired_step = step
-        self.server.respond(self, request, form)
+                plan.fired_messages = sent
+            if plan.slip is not None and (call == plan.slip_at or plan.slip in FINAL_SLIPS):
+                slip = plan.slip
+        self.server.respond(self, request, form, slip, plan)
 
 
 class MisbehavingServer(ThreadingHTTPServer):
@@ -161,13 +230,16 @@ class MisbehavingServer(ThreadingHTTPServer):
         self.server_close()
 
     # -- answers ---------------------------------------------------------------------------------
-    def respond(self, h: _Handler, request: dict[str, Any], form: str | None) -> None:
-        turn = model_turn(request)
+    def respond(self, h: _Handler, request: dict[str, Any], form: str | None, slip: str | None = None,
+                plan: EpisodePlan | None = None) -> None:
+        turn = model_turn(request, slip)
+        if plan is not None and slip is not None and turn != model_turn(request):
+            plan.slipped = True
         content = turn.get("content")
         call = turn.get("tool_call")
         rid = f"chatcmpl-{self.counter():06d}"
         model = str(request.get("model") or "mb-model")
-        args = json.dumps(call[1]) if call else ""
+        args = (call[1] if isinstance(call[1], str) else json.dumps(call[1])) if call else ""
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if call:
             message = {"role": "assistant", "content": None, "tool_calls": [
@@ -287,6 +359,34 @@ class MisbehavingServer(ThreadingHTTPServer):
             h.wfile.write(raw[: len(raw) // 3])
             h.wfile.flush()
             _reset(h)
+        elif form == "openai_401_invalid_key":
+            h._json(401, openai_error("Incorrect API key provided: sk-mb-****. You can find your API key at "
+                                      "https://platform.openai.com/account/api-keys.", "invalid_request_error",
+                                      "invalid_api_key"))
+        elif form == "openai_404_model_not_found":
+            h._json(404, openai_error(f"The model `{request.get('model')}` does not exist or you do not have access "
+                                      "to it.", "invalid_request_error", "model_not_found"))
+        elif form == "openai_400_context_length":
+            h._json(400, openai_error("This model's maximum context length is 128000 tokens. However, your "
+                                      "messages resulted in 131072 tokens. Please reduce the length of the "
+                                      "messages.", "invalid_request_error", "context_length_exceeded", "messages"))
+        elif form == "finish_safety":  # a Gemini-backed gateway passing its finish reason through
+            choice["message"] = {"role": "assistant", "content": None}
+            choice["finish_reason"] = "SAFETY"
+            h._json(200, body)
+        elif form == "finish_guardrail_intervened":  # a Bedrock-backed gateway
+            choice["message"] = {"role": "assistant", "content": "Sorry, the model cannot answer this question."}
+            choice["finish_reason"] = "guardrail_intervened"
+            h._json(200, body)
+        elif form == "choice_error_finish_error":  # OpenRouter: an error during generation
+            choice["message"] = {"role": "assistant", "content": ""}
+            choice["finish_reason"] = "error"
+            choice["error"] = {"code": 429, "message": "Upstream provider rate limit exceeded",
+                               "metadata": {"provider_name": "upstream"}}
+            h._json(200, body)
+        elif form == "error_in_200_with_grpc_status":  # a Google-style error body behind a 200
+            h._json(200, {"error": {"code": 504, "message": "Deadline expired before operation could complete.",
+                                    "status": "DEADLINE_EXCEEDED"}})
         elif form == "client_timeout":
             time.sleep(TIMEOUT_SLEEP_S)
             try:

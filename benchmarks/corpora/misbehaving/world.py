@@ -22,13 +22,26 @@ def _h(*parts: Any) -> int:
     return int(hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:12], 16)
 
 
+# Healthy answers vary the way real APIs do: optional members left out for some entities, lists
+# empty for some (deterministic per argument, so the same call always answers the same).
+def _optional(kind: str, key: str) -> bool:
+    return _h("opt", kind, key) % 4 != 0
+
+
 def weather(city: str) -> dict[str, Any]:
-    return {"city": city, "temperature_c": _h("t", city) % 35 - 5, "condition": CONDITIONS[_h("c", city) % 5],
-            "observed_at": "2026-03-14T09:00:00Z"}
+    out: dict[str, Any] = {"city": city, "temperature_c": _h("t", city) % 35 - 5,
+                           "condition": CONDITIONS[_h("c", city) % 5]}
+    if _optional("w", city):
+        out["observed_at"] = "2026-03-14T09:00:00Z"
+    out["alerts"] = ["high wind"] if _h("a", city) % 3 == 0 else []
+    return out
 
 
 def population(city: str) -> dict[str, Any]:
-    return {"city": city, "population": 150_000 + _h("p", city) % 4_000_000, "year": 2024}
+    out: dict[str, Any] = {"city": city, "population": 150_000 + _h("p", city) % 4_000_000}
+    if _optional("p", city):
+        out["year"] = 2024
+    return out
 
 
 def convert(amount: float, source: str, target: str) -> dict[str, Any]:
@@ -37,8 +50,11 @@ def convert(amount: float, source: str, target: str) -> dict[str, Any]:
 
 
 def order(order_id: str) -> dict[str, Any]:
-    return {"order_id": order_id, "status": ("shipped", "processing", "delivered")[_h("o", order_id) % 3],
-            "eta": f"2026-04-{1 + _h('e', order_id) % 28:02d}"}
+    out: dict[str, Any] = {"order_id": order_id,
+                           "status": ("shipped", "processing", "delivered")[_h("o", order_id) % 3]}
+    if _optional("o", order_id):
+        out["eta"] = f"2026-04-{1 + _h('e', order_id) % 28:02d}"
+    return out
 
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
