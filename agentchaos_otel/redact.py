@@ -27,7 +27,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from agentchaos_otel.gil_handoff import fine_sleeps, hand_off
+from agentchaos_otel.gil_handoff import hand_off
 
 MARKER = "[REDACTED]"
 
@@ -483,18 +483,18 @@ def candidates(texts: Any) -> list[int]:
         pa = None
     if pa is not None:
         try:
-            with fine_sleeps():  # each step is a long C call: a waiting thread gets its turn between
-                arr = texts if isinstance(texts, (pa.Array, pa.ChunkedArray)) else pa.array(texts, pa.string())
-                hand_off()
-                registry = _registry_re2(pattern)
-                if _none_in_joined(pa, pc, arr, registry):
-                    return []
-                hand_off()
-                # lower-cased once, then matched case-sensitively: RE2 scans faster than with case folding
-                mask = pc.match_substring_regex(pc.utf8_lower(arr), _GATE_RE2)
-                hand_off()
-                if registry is not None:
-                    mask = pc.or_(mask, pc.match_substring_regex(arr, registry))
+            # each step is a long C call: a waiting thread gets its turn between
+            arr = texts if isinstance(texts, (pa.Array, pa.ChunkedArray)) else pa.array(texts, pa.string())
+            hand_off()
+            registry = _registry_re2(pattern)
+            if _none_in_joined(pa, pc, arr, registry):
+                return []
+            hand_off()
+            # lower-cased once, then matched case-sensitively: RE2 scans faster than with case folding
+            mask = pc.match_substring_regex(pc.utf8_lower(arr), _GATE_RE2)
+            hand_off()
+            if registry is not None:
+                mask = pc.or_(mask, pc.match_substring_regex(arr, registry))
             if not pc.any(mask).as_py():
                 return []
             return pc.indices_nonzero(pc.fill_null(mask, False)).to_pylist()

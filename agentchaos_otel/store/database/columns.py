@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentchaos_otel import redact
-from agentchaos_otel.gil_handoff import Slices, fine_sleeps
+from agentchaos_otel.gil_handoff import Slices
 from agentchaos_otel.store.database import schema
 from agentchaos_otel.store.database.repair import ESCAPED_SURROGATE_RE2, INT64_MAX, INT64_MIN, JSON_COLUMNS, repair_row
 
@@ -193,15 +193,14 @@ class SpanBatch:
         arrays = []
         n = len(self)
         try:
-            with fine_sleeps():
-                slices = Slices()  # else pyarrow keeps a waiting agent thread out (see handoff.py)
-                for c in COLUMNS:
-                    values, kind = self.columns[c], sch.field(c).type
-                    chunks = []
-                    for i in range(0, n, ARROW_CHUNK):
-                        chunks.append(pa.array(values[i:i + ARROW_CHUNK], kind))
-                        slices.tick()
-                    arrays.append(pa.chunked_array(chunks, kind))
+            slices = Slices()  # else pyarrow keeps a waiting agent thread out (see gil_handoff.py)
+            for c in COLUMNS:
+                values, kind = self.columns[c], sch.field(c).type
+                chunks = []
+                for i in range(0, n, ARROW_CHUNK):
+                    chunks.append(pa.array(values[i:i + ARROW_CHUNK], kind))
+                    slices.tick()
+                arrays.append(pa.chunked_array(chunks, kind))
         except (pa.ArrowException, TypeError, ValueError, OverflowError, UnicodeError):
             return None
         self._table = pa.Table.from_arrays(arrays, schema=sch)

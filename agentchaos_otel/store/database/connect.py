@@ -13,8 +13,6 @@ import datetime
 import json
 import os
 import re
-import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -25,13 +23,10 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from agentchaos_otel import settings
 from agentchaos_otel.errors import no_such_file
-from agentchaos_otel.gil_handoff import hand_off
 from agentchaos_otel.store.database import schema, template
 from agentchaos_otel.store.database.columns import SpanBatch
-
-DB_ENV = "AGENTCHAOS_DB"
-DEFAULT_DB = "traces.duckdb"
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -45,7 +40,7 @@ class StoreBusyError(StoreError):
 
 
 def default_path() -> str:
-    return os.environ.get(DB_ENV) or DEFAULT_DB
+    return settings.DB.value()
 
 
 def is_busy(exc: Exception) -> bool:
@@ -311,66 +306,6 @@ _SPAN_INSERT_NEW_ONLY = _SPAN_INSERT + " ON CONFLICT DO NOTHING"
 def _is_duplicate_key(exc: duckdb.Error) -> bool:
     text = str(exc)
     return "Duplicate key" in text or "violates primary key" in text
-
-
-GIL_SLICE_S = 0.0001
-
-
-class _ShortSwitches:
-    """While a span write runs, the interpreter hands the GIL to a waiting thread within `GIL_SLICE_S`.
-
-    Converting spans is Python work that holds the GIL. A thread that wants it back (the agent,
-    after a network wait) asks for it and waits the interpreter's switch interval (5 ms by
-    default) before the holder must let go; so while a batch is converted, the interval is
-    lowered to `GIL_SLICE_S` (0.1 ms: measured against 0.2 and 0.5 ms, the agent's p99 while
-    exporting roughly halves for a few percent of the exporter's rate when both contend). It
-    costs nothing when no other thread is waiting (nobody asks), unlike pausing on a timer, which
-    on a busy machine gives the core away for milliseconds each time. Nested and concurrent
-    writes share one lowering (a count); the interval is restored when the last ends, unless
-    someone else changed it meanwhile.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._saved: float | None = None
-
-    def __enter__(self) -> None:
-        lowered = False
-        with self._lock:
-            if self._depth == 0:
-                current = sys.getswitchinterval()
-                if current > GIL_SLICE_S:
-                    self._saved = current
-                    sys.setswitchinterval(GIL_SLICE_S)
-                    lowered = True
-                else:
-                    self._saved = None
-            self._depth += 1
-        if lowered:
-            # A thread already waiting for the GIL waits the interval it began with (5 ms):
-            # it gets the lock now, and asks again at the short interval.
-            hand_off()
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._depth -= 1
-            if self._depth == 0 and self._saved is not None:
-                if abs(sys.getswitchinterval() - GIL_SLICE_S) < 1e-6:  # not changed by anyone else
-                    sys.setswitchinterval(self._saved)
-                self._saved = None
-
-    def reset_after_fork(self) -> None:
-        self._lock = threading.Lock()
-        if self._depth and self._saved is not None:
-            sys.setswitchinterval(self._saved)  # the thread that would restore it is not in the child
-        self._depth = 0
-        self._saved = None
-
-
-short_switches = _ShortSwitches()
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=short_switches.reset_after_fork)
 
 
 def insert_span_rows(conn: duckdb.DuckDBPyConnection, rows: Sequence[dict[str, Any]], *,

@@ -20,7 +20,6 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agentchaos_otel import redact
-from agentchaos_otel.store.database import connect as store_db
 from agentchaos_otel.store.database.connect import open_store
 from agentchaos_otel.store.database.repair import repair_row
 from agentchaos_otel.store.exporter import DuckDBSpanExporter, span_to_row, spans_to_batch
@@ -209,7 +208,7 @@ def test_a_stored_copy_without_a_start_time_is_still_skipped(tmp_path: Path) -> 
         assert conn.execute("SELECT start_ns FROM spans WHERE span_id = ?", [row["span_id"]]).fetchone()[0] is None
 
 
-def test_switch_interval_is_short_during_an_export_and_restored_after(tmp_path: Path) -> None:
+def test_switch_interval_is_left_as_the_user_set_it_during_an_export(tmp_path: Path) -> None:
     seen: list[float] = []
     exp = DuckDBSpanExporter(tmp_path / "s.duckdb")
     inner = exp._write_or_spool
@@ -222,7 +221,7 @@ def test_switch_interval_is_short_during_an_export_and_restored_after(tmp_path: 
     before = sys.getswitchinterval()
     assert exp.export(_spans()[:3]) == SpanExportResult.SUCCESS
     exp.shutdown()
-    assert seen and seen[0] <= store_db.GIL_SLICE_S + 1e-9
+    assert seen == [before]  # the agent's interpreter, its setting: untouched while spans are written
     assert sys.getswitchinterval() == before
 
 
