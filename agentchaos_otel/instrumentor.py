@@ -12,7 +12,6 @@ on the first span that starts (``agentchaos.injector.refused``).
 from __future__ import annotations
 
 import importlib.util
-import os
 import weakref
 from collections.abc import Collection
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.instrumentation.instrumentor import BaseInstrumentor
 
-from agentchaos_otel import redact
+from agentchaos_otel import redact, settings
 from agentchaos_otel.inject import install, threads
 from agentchaos_otel.mcp import hooks as mcp_hooks
 from agentchaos_otel.plans import binding
@@ -30,12 +29,6 @@ from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 
 # The HTTP clients the transports wrap, with the oldest version they were tested with.
 _CLIENT_LIBRARIES = {"httpx": "0.23", "httpx2": "0.1"}
-
-ENV_PLAN = "AGENTCHAOS_PLAN"
-ENV_SEED = "AGENTCHAOS_SEED"
-ENV_DB = "AGENTCHAOS_DB"
-ENV_TASK = "AGENTCHAOS_TASK_ID"
-ENV_MCP = "AGENTCHAOS_MCP"  # "off" (or 0/false/no): leave MCP client sessions alone
 
 _log = redact.get_logger(__name__)
 # Per provider object, not per id(): a provider built where a collected one was must get its own.
@@ -52,24 +45,20 @@ def add_episode_processor(provider: Any) -> EpisodeSpanProcessor | None:
     return _processors[provider]
 
 
-def seed_from_env(default: int = 0) -> int:
-    raw = os.environ.get(ENV_SEED, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError(f"{ENV_SEED} must be an integer, got {raw!r}") from None
+def _plan_and_seed(kwargs: dict[str, Any]) -> tuple[Plan, int, str | None]:
+    """The plan and seed given in code, else those the environment asks for (``settings``).
 
-
-def _plan_from_env(seed: Any) -> tuple[Plan, int, str | None]:
-    """The plan and seed the environment asks for, or no faults and why they were refused."""
+    A plan or seed given in code that is wrong raises (the caller can fix it); a variable that is
+    wrong gives no faults and the line saying why it was refused.
+    """
+    plan = resolve_plan(kwargs["plan"]) if "plan" in kwargs else None
+    seed = int(kwargs["seed"]) if kwargs.get("seed") is not None else None
     try:
-        seed = seed_from_env() if seed is None else int(seed)
-        return resolve_plan(os.environ.get(ENV_PLAN)), seed, None
+        seed = settings.SEED.value() if seed is None else seed
+        return (resolve_plan(settings.PLAN.value()) if plan is None else plan), seed, None
     except (PlanError, ValueError) as exc:
         text = " ".join(str(exc).split())
-        where = ENV_PLAN if isinstance(exc, PlanError) else ENV_SEED
+        where = settings.PLAN.name if isinstance(exc, PlanError) else settings.SEED.name
         return NO_FAULTS, 0, (text if where in text else f"{where} refused: {text}")
 
 
@@ -95,22 +84,17 @@ class AgentChaosInstrumentor(BaseInstrumentor):  # type: ignore[misc]
     def _instrument(self, **kwargs: Any) -> None:
         provider = kwargs.get("tracer_provider") or trace.get_tracer_provider()
         processor = add_episode_processor(provider)
-        if "plan" in kwargs:
-            plan, seed = resolve_plan(kwargs["plan"]), kwargs.get("seed")
-            seed = seed_from_env() if seed is None else int(seed)
-        else:
-            plan, seed, refusal = _plan_from_env(kwargs.get("seed"))
-            if refusal is not None:
-                _log.error("agentchaos: %s; the application runs without injected faults", refusal)
-                if processor is not None:
-                    processor.refuse(refusal)
-        binding.set_process_default(EpisodeState(task_id=kwargs.get("task_id", os.environ.get(ENV_TASK)),
+        plan, seed, refusal = _plan_and_seed(kwargs)
+        if refusal is not None:
+            _log.error("agentchaos: %s; the application runs without injected faults", refusal)
+            if processor is not None:
+                processor.refuse(refusal)
+        binding.set_process_default(EpisodeState(task_id=kwargs.get("task_id", settings.TASK_ID.value()),
                                                  plan=plan, seed=seed))
         install.install(tracer_provider=kwargs.get("tracer_provider"))
         if kwargs.get("threads"):
             threads.install()
-        mcp_on = os.environ.get(ENV_MCP, "").strip().lower() not in ("off", "0", "false", "no")
-        if kwargs.get("mcp", mcp_on):  # MCP client sessions: hooked when (and if) the mcp SDK is imported
+        if kwargs.get("mcp", settings.MCP.value()):  # MCP client sessions: hooked once the mcp SDK is imported
             mcp_hooks.install(tracer_provider=kwargs.get("tracer_provider"))
 
     def _uninstrument(self, **kwargs: Any) -> None:

@@ -41,17 +41,15 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 
 from agentchaos_otel import attributes as A
+from agentchaos_otel import settings
 from agentchaos_otel.trace import metrics as instruments
 from agentchaos_otel.trace.kinds import AGENT, span_role
 
 log = logging.getLogger(__name__)
 
-PROMETHEUS_PORT_ENV = "AGENTCHAOS_PROMETHEUS_PORT"
-PROMETHEUS_HOST_ENV = "AGENTCHAOS_PROMETHEUS_HOST"
-# Seconds shutdown may wait for Prometheus to collect the final values. Unset: three of the scrape
-# intervals seen so far (at most 60 s; 15 s after a single scrape), and no wait at all if nothing
-# ever scraped the endpoint.
-PROMETHEUS_WAIT_ENV = "AGENTCHAOS_PROMETHEUS_WAIT"
+# Seconds shutdown may wait for Prometheus to collect the final values (settings.PROMETHEUS_WAIT).
+# Unset: three of the scrape intervals seen so far (at most 60 s; 15 s after a single scrape), and
+# no wait at all if nothing ever scraped the endpoint.
 MAX_DEFAULT_WAIT_S = 60.0
 SINGLE_SCRAPE_WAIT_S = 15.0
 # Resource attributes copied onto every series as labels (dashboard variable `service`).
@@ -79,28 +77,6 @@ class MetricsSpanProcessor(SpanProcessor):
                                            attrs.get(A.CONDITION))
         except Exception:  # fail open: metrics never break tracing
             log.debug("metrics processor skipped a span", exc_info=True)
-
-
-def prometheus_port_from_env() -> int | None:
-    raw = os.environ.get(PROMETHEUS_PORT_ENV, "").strip()
-    if not raw:
-        return None
-    if not raw.isdigit() or int(raw) > 65535:
-        raise ValueError(f"{PROMETHEUS_PORT_ENV}={raw!r} is not a port number")
-    return int(raw)
-
-
-def prometheus_wait_from_env() -> float | None:
-    raw = os.environ.get(PROMETHEUS_WAIT_ENV, "").strip()
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{PROMETHEUS_WAIT_ENV}={raw!r} is not a number of seconds") from None
-    if value < 0:
-        raise ValueError(f"{PROMETHEUS_WAIT_ENV}={raw!r} must not be negative")
-    return value
 
 
 # --- The /metrics endpoint ----------------------------------------------------------------------
@@ -277,11 +253,11 @@ class MetricsHandle:
     def shutdown(self) -> None:
         """Flush: wait (bounded) for Prometheus to collect the final values, then stop the pipeline."""
         if self.endpoint is not None:
-            wait = prometheus_wait_from_env()
+            wait = settings.PROMETHEUS_WAIT.value()
             wait = self.endpoint.default_wait() if wait is None else wait
             if wait > 0 and not self.endpoint.linger(wait):
                 log.warning("Prometheus did not collect the final metrics from %s within %.0f s (%s)",
-                            self.endpoint.url, wait, PROMETHEUS_WAIT_ENV)
+                            self.endpoint.url, wait, settings.PROMETHEUS_WAIT.name)
         if self.owns_provider:
             self.provider.shutdown()
         if self.endpoint is not None:
@@ -306,11 +282,11 @@ def setup_metrics(*, otlp: bool | None, prometheus_port: int | None, prometheus_
                   resource: Resource | None) -> MetricsHandle | None:
     """Use the process's meter provider, or create one when OTLP or Prometheus would read it."""
     current = metrics.get_meter_provider()
-    port = prometheus_port if prometheus_port is not None else prometheus_port_from_env()
+    port = prometheus_port if prometheus_port is not None else settings.PROMETHEUS_PORT.value()
     if isinstance(current, MeterProvider):
         if port is not None:
             log.warning("the process already has a meter provider; add a Prometheus reader to it yourself "
-                        "(%s is ignored)", PROMETHEUS_PORT_ENV)
+                        "(%s is ignored)", settings.PROMETHEUS_PORT.name)
         return MetricsHandle(current, owns_provider=False)
     readers: list[Any] = []
     reader = _otlp_reader(otlp)
@@ -318,7 +294,7 @@ def setup_metrics(*, otlp: bool | None, prometheus_port: int | None, prometheus_
         readers.append(reader)
     endpoint = None
     if port is not None:
-        endpoint = _process_endpoint(port, prometheus_host or os.environ.get(PROMETHEUS_HOST_ENV) or "127.0.0.1")
+        endpoint = _process_endpoint(port, prometheus_host or settings.PROMETHEUS_HOST.value())
         readers.append(endpoint.reader)
     if not readers:
         return None
@@ -358,8 +334,7 @@ def publish_counts(record: Callable[[instruments.Counters], None], *, service_na
         out.otlp = True
     endpoint = None
     if prometheus_port is not None:
-        endpoint = PrometheusEndpoint(prometheus_port, prometheus_host or os.environ.get(PROMETHEUS_HOST_ENV)
-                                      or "127.0.0.1")
+        endpoint = PrometheusEndpoint(prometheus_port, prometheus_host or settings.PROMETHEUS_HOST.value())
         readers.append(endpoint.reader)
         out.prometheus_url = endpoint.url
     if not readers:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-from agentchaos_otel import plugins
+from agentchaos_otel import plugins, settings
 from agentchaos_otel.instrumentor import (
     AgentChaosInstrumentor,
     add_episode_processor,
@@ -67,14 +68,35 @@ class Handle:
         self.shutdown()
 
 
-def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | str | Path | None = None,
-              seed: int = 0, *, service_name: str | None = None, otlp: bool | None = None,
+class FromEnvironment(enum.Enum):
+    """The default of ``configure(db=...)``: the ``AGENTCHAOS_DB`` variable, else ``traces.duckdb``.
+
+    A sentinel rather than None, because ``db=None`` keeps its meaning: no store.
+    """
+
+    DB = "AGENTCHAOS_DB, else traces.duckdb"
+
+    def __repr__(self) -> str:
+        return f"<{self.value}>"
+
+
+FROM_ENVIRONMENT = FromEnvironment.DB
+
+
+def configure(db: str | os.PathLike[str] | None | FromEnvironment = FROM_ENVIRONMENT,
+              plan: Plan | str | Path | None = None, seed: int | None = None, *,
+              service_name: str | None = None, otlp: bool | None = None,
               tracer_provider: TracerProvider | None = None, instrument: bool = True,
               predictor: str | os.PathLike[str] | None = None,
               on_alarm: Callable[[Any], None] | None = None, diagnose_live: bool = False,
               metrics: bool = True, prometheus_port: int | None = None,
               prometheus_host: str | None = None, threads: bool = True, mcp: bool = True) -> Handle:
     """Set up tracing for a process that has none, or add to the provider it already has.
+
+    ``db``, ``plan`` and ``seed`` default to the environment (``agentchaos_otel.settings``):
+    ``AGENTCHAOS_DB`` (else ``traces.duckdb``; ``db=None``: no store), ``AGENTCHAOS_PLAN`` (else
+    no faults) and ``AGENTCHAOS_SEED`` (else 0). An argument given in code wins; a variable that
+    is wrong is refused as under zero-code: one line on stderr, the process runs without faults.
 
     A tracer provider set by the user (or by ``opentelemetry-instrument``) is never replaced: our
     processors and exporter are added to it. OTLP export is added when we create the provider and
@@ -108,6 +130,8 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
     if predictor is not None:
         live_predictor = plugins.load(plugins.LIVE, "prediction")
         provider.add_span_processor(live_predictor(predictor, on_alarm=on_alarm))
+    if db is FROM_ENVIRONMENT:
+        db = settings.DB.value()
     handle = Handle(provider=provider, db=Path(db) if db is not None else None, owns_provider=owns)
     if metrics:
         from agentchaos_otel.metrics_setup import MetricsSpanProcessor, setup_metrics
@@ -142,6 +166,7 @@ def configure(db: str | os.PathLike[str] | None = "traces.duckdb", plan: Plan | 
         instrumentor = AgentChaosInstrumentor()
         if instrumentor.is_instrumented_by_opentelemetry:
             instrumentor.uninstrument()
-        instrumentor.instrument(tracer_provider=provider, plan=plan, seed=seed, threads=threads, mcp=mcp)
+        chosen: dict[str, Any] = {"plan": plan} if plan is not None else {}  # else the environment's
+        instrumentor.instrument(tracer_provider=provider, seed=seed, threads=threads, mcp=mcp, **chosen)
         handle.instrumentor = instrumentor
     return handle

@@ -106,7 +106,8 @@ class CampaignWorker:
         # Global, as ``configure`` makes it in a local campaign: the tool injector and the agents
         # trace through the global provider.
         trace.set_tracer_provider(self.provider)
-        self.handle = agentchaos_otel.configure(db=None, plan=None, seed=spec.seed, tracer_provider=self.provider)
+        self.handle = agentchaos_otel.configure(db=None, plan="none", seed=spec.seed,  # plans per episode
+                                                tracer_provider=self.provider)
         client = openai.OpenAI(base_url=spec.base_url, api_key=key, max_retries=2, timeout=120.0)
         self.runner = CampaignRunner(setup.make_run_one(client, spec.model), workers=spec.threads,
                                      simulated=spec.simulated, tracer_provider=self.provider, progress=False,

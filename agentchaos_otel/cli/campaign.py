@@ -249,7 +249,7 @@ def execute(config: Any, setup: AgentSetup, base_url: str, model: str, api_key: 
     import agentchaos_otel
     from agentchaos_otel.campaign.runner import run_campaign
 
-    handle = agentchaos_otel.configure(db=str(config.db), plan=None, seed=config.seeds[0])
+    handle = agentchaos_otel.configure(db=str(config.db), plan="none", seed=config.seeds[0])  # plans per episode
     try:
         client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=2, timeout=120.0)
         run_one = setup.make_run_one(client, model)

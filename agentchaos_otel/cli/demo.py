@@ -111,7 +111,8 @@ def run_demo(*, db: Path, episodes: int, seed: int, workers: int, base_url: str 
         server = SimulatedModelServer(ReferencePolicy(), seed=seed).start()
         base_url, model = server.base_url, ReferencePolicy().name
     simulated = server is not None
-    handle = agentchaos_otel.configure(db=db, seed=seed, service_name="agentchaos-demo")
+    handle = agentchaos_otel.configure(db=db, plan="none", seed=seed,  # each episode brings its plan
+                                       service_name="agentchaos-demo")
     tasks = reference_tasks(episodes, seed, min_subtasks=1, max_subtasks=6)
     jobs = [(task, DEMO_CONDITIONS[i % len(DEMO_CONDITIONS)]) for i, task in enumerate(tasks)]
     label = "SIMULATED model" if simulated else f"model {model} at {base_url}"

@@ -20,18 +20,18 @@ from typing import Any
 import typer
 from typer._click import exceptions as click_exc  # typer vendors click; its parse errors live here
 
+from agentchaos_otel import settings
 from agentchaos_otel.errors import FAILURE, USAGE, UserError
 from agentchaos_otel.terminal import printable
 
-__all__ = ["DEBUG_ENV", "echo_error", "entry", "exit_code", "reported", "run_app"]
+__all__ = ["echo_error", "entry", "exit_code", "reported", "run_app"]
 
 PREFIX = "agentchaos: error: "
-DEBUG_ENV = "AGENTCHAOS_DEBUG"
 _PASS_THROUGH = (typer.Exit, typer.Abort, click_exc.ClickException, KeyboardInterrupt, BrokenPipeError)
 
 
 def _debug() -> bool:
-    return os.environ.get(DEBUG_ENV, "").strip() not in ("", "0", "false", "no")
+    return settings.DEBUG.value()
 
 
 def echo_error(message: object) -> None:
@@ -45,7 +45,7 @@ def _line_and_code(exc: BaseException) -> tuple[str, int]:
         return str(exc) or type(exc).__name__, exc.code
     if isinstance(exc, (ValueError, OSError)):
         return str(exc) or type(exc).__name__, FAILURE
-    return f"unexpected {type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 for the traceback)", FAILURE
+    return f"unexpected {type(exc).__name__}: {exc} (set {settings.DEBUG.name}=1 for the traceback)", FAILURE
 
 
 @contextmanager

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from agentchaos_otel import settings
 from agentchaos_otel.cli.app import choice, typer_app
 from agentchaos_otel.cli.choices import DiagnoseMode, Format, Protocol
 from agentchaos_otel.cli.notes import note_spooled
@@ -26,7 +27,7 @@ DbArg = Annotated[Path, typer.Argument(help="A traces.duckdb file.", show_defaul
 DbOpt = Annotated[Path, typer.Option("--db", help="Trace file (created if missing).")]
 HostOpt = Annotated[str, typer.Option(help="Address to listen on; beyond loopback (e.g. 0.0.0.0) a --token is "
                                           "required.")]
-TokenOpt = Annotated[str | None, typer.Option(envvar="AGENTCHAOS_RECEIVER_TOKEN", show_default=False,
+TokenOpt = Annotated[str | None, typer.Option(envvar=settings.RECEIVER_TOKEN.name, show_default=False,
                                               help="Bearer token every sender must present (Authorization: Bearer "
                                                    "TOKEN; OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20TOKEN).")]
 SecondsOpt = Annotated[float | None, typer.Option(help="Stop after this many seconds (default: until Ctrl-C "
@@ -225,7 +226,8 @@ def receive_cmd(
                                                             "the receiver's process).")] = None,
     queue: Annotated[int | None, typer.Option(min=1, help="Requests that may wait for the writer; beyond it "
                                                           "senders get 503 with Retry-After (default: "
-                                                          "AGENTCHAOS_RECEIVER_QUEUE or 64).")] = None,
+                                                          f"{settings.RECEIVER_QUEUE.name} or "
+                                                          f"{settings.RECEIVER_QUEUE.default}).")] = None,
 ) -> None:
     """Receive OTLP/HTTP traces from any agent and store them in DuckDB (or Parquet).
 

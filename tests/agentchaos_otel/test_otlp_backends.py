@@ -150,10 +150,10 @@ def test_http_receiver_answers_metrics_and_logs_with_a_reason(tmp_path: Path) ->
 
 
 def test_prometheus_port_variable_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentchaos_otel.metrics_setup import prometheus_port_from_env
+    from agentchaos_otel.settings import PROMETHEUS_PORT
 
     monkeypatch.setenv("AGENTCHAOS_PROMETHEUS_PORT", "9464")
-    assert prometheus_port_from_env() == 9464
+    assert PROMETHEUS_PORT.value() == 9464
     monkeypatch.setenv("AGENTCHAOS_PROMETHEUS_PORT", "http")
     with pytest.raises(ValueError, match="not a port number"):
-        prometheus_port_from_env()
+        PROMETHEUS_PORT.value()

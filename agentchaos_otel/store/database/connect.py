@@ -23,12 +23,10 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from agentchaos_otel import settings
 from agentchaos_otel.errors import no_such_file
 from agentchaos_otel.store.database import schema, template
 from agentchaos_otel.store.database.columns import SpanBatch
-
-DB_ENV = "AGENTCHAOS_DB"
-DEFAULT_DB = "traces.duckdb"
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -42,7 +40,7 @@ class StoreBusyError(StoreError):
 
 
 def default_path() -> str:
-    return os.environ.get(DB_ENV) or DEFAULT_DB
+    return settings.DB.value()
 
 
 def is_busy(exc: Exception) -> bool:

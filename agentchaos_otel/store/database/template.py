@@ -33,9 +33,10 @@ from pathlib import Path
 
 import duckdb
 
+from agentchaos_otel import settings
+
 logger = logging.getLogger(__name__)
 
-CACHE_ENV = "AGENTCHAOS_CACHE_DIR"
 _PREFIX = "empty-store-"
 
 _lock = threading.Lock()
@@ -44,7 +45,7 @@ _bytes: dict[str, bytes] = {}  # key -> verified template bytes, for this proces
 
 def cache_dir() -> Path | None:
     """Where templates are kept across processes (None when there is no home to put them in)."""
-    explicit = os.environ.get(CACHE_ENV)
+    explicit = settings.CACHE_DIR.value()
     if explicit:
         return Path(explicit)
     xdg = os.environ.get("XDG_CACHE_HOME")

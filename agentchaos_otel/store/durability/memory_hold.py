@@ -9,23 +9,14 @@ outage, not once per batch; only rows beyond the bound are lost, and that is log
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any
+
+from agentchaos_otel import settings
 
 logger = logging.getLogger(__name__)
 
-MEMORY_SPOOL_ENV = "AGENTCHAOS_MEMORY_SPOOL_MB"
-DEFAULT_MEMORY_SPOOL_MB = 64.0
-
-
 def memory_bound_bytes() -> int:
-    raw = os.environ.get(MEMORY_SPOOL_ENV, "")
-    try:
-        mb = float(raw) if raw.strip() else DEFAULT_MEMORY_SPOOL_MB
-    except ValueError:
-        logger.warning("%s=%r is not a number; using %s", MEMORY_SPOOL_ENV, raw, DEFAULT_MEMORY_SPOOL_MB)
-        mb = DEFAULT_MEMORY_SPOOL_MB
-    return max(0, int(mb * 1024 * 1024))
+    return int(settings.MEMORY_SPOOL_MB.value() * 1024 * 1024)
 
 
 def row_size(row: dict[str, Any]) -> int:
@@ -70,7 +61,7 @@ class MemoryHold:
             kept += 1
         if not self._announced:
             self.log.error("%s; holding spans in memory (up to %.0f MiB, %s) until the disk takes them",
-                         why, self.limit / 1048576, MEMORY_SPOOL_ENV)
+                         why, self.limit / 1048576, settings.MEMORY_SPOOL_MB.name)
             self._announced = True
         lost = len(rows) - kept
         if lost:

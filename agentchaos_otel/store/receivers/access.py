@@ -15,9 +15,9 @@ import hmac
 import ipaddress
 from dataclasses import dataclass
 
+from agentchaos_otel import settings
 from agentchaos_otel.errors import UsageError
 
-TOKEN_ENV = "AGENTCHAOS_RECEIVER_TOKEN"
 _LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 
@@ -34,7 +34,7 @@ def needs_token(host: str, token: str | None) -> None:
     """Refuse to listen beyond loopback without a token (a UsageError naming the option and variable)."""
     if not token and not is_loopback(host):
         raise UsageError(f"--host {host} listens beyond loopback; a receiver reachable from other machines needs "
-                         f"a bearer token: pass --token or set {TOKEN_ENV}")
+                         f"a bearer token: pass --token or set {settings.RECEIVER_TOKEN.name}")
 
 
 @dataclass(frozen=True)

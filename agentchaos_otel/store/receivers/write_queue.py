@@ -18,7 +18,6 @@ grow with the load.
 from __future__ import annotations
 
 import logging
-import os
 import queue
 import threading
 import time
@@ -27,12 +26,11 @@ from typing import Any
 
 from opentelemetry.sdk.trace.export import SpanExportResult
 
+from agentchaos_otel import settings
 from agentchaos_otel.store.exporter import WriteOutcome
 
 logger = logging.getLogger(__name__)
 
-QUEUE_ENV = "AGENTCHAOS_RECEIVER_QUEUE"
-DEFAULT_QUEUE = 64  # requests waiting for the writer; each holds at most one request's rows
 MAX_BATCH_ROWS = 20_000  # rows journaled in one append
 LOAD_INTERVAL_S = 0.5  # longest time journaled rows wait for the database while requests keep coming
 LOAD_ROWS = 100_000  # ... or this many rows
@@ -42,15 +40,6 @@ MAX_BACKOFF_S = 10.0  # longest pause between load attempts while the database i
 
 class QueueFull(Exception):
     """The writer is behind: the caller should answer "retry later" (and not lose anything)."""
-
-
-def queue_size_from_env() -> int:
-    raw = os.environ.get(QUEUE_ENV, "")
-    try:
-        return max(1, int(raw)) if raw.strip() else DEFAULT_QUEUE
-    except ValueError:
-        logger.warning("%s=%r is not an integer; using %d", QUEUE_ENV, raw, DEFAULT_QUEUE)
-        return DEFAULT_QUEUE
 
 
 @dataclass
@@ -77,7 +66,8 @@ class IngestQueue:
         """``exporter``: the DuckDB exporter (journal then load), or any sink whose ``export_rows``
         writes durably before it returns (e.g. ``store.parquet.ParquetSpanSink``)."""
         self.exporter = exporter
-        self.max_pending = max_pending if max_pending is not None else queue_size_from_env()
+        # requests waiting for the writer; each holds at most one request's rows
+        self.max_pending = max_pending if max_pending is not None else settings.RECEIVER_QUEUE.value()
         self._queue: queue.Queue[_Ticket | None] = queue.Queue(maxsize=self.max_pending)
         self._thread = threading.Thread(target=self._run, name="agentchaos-store-writer", daemon=True)
         self._stopped = False

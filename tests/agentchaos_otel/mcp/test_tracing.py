@@ -165,14 +165,15 @@ async def test_uninstrument_restores_the_sdk(tracing: Any) -> None:
 def test_the_instrumentor_switches_the_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
     from opentelemetry.sdk.trace import TracerProvider
 
-    from agentchaos_otel.instrumentor import ENV_MCP, AgentChaosInstrumentor
+    from agentchaos_otel.instrumentor import AgentChaosInstrumentor
     from agentchaos_otel.mcp import hooks
+    from agentchaos_otel.settings import MCP
 
     provider = TracerProvider()
     instrumentor = AgentChaosInstrumentor()
     for env, kwargs, expected in (("", {}, True), ("off", {}, False), ("off", {"mcp": True}, True),
                                   ("", {"mcp": False}, False)):
-        monkeypatch.setenv(ENV_MCP, env)
+        monkeypatch.setenv(MCP.name, env)
         instrumentor.instrument(tracer_provider=provider, plan=None, **kwargs)
         try:
             assert hooks.active() is expected, (env, kwargs)

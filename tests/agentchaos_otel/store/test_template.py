@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from agentchaos_otel import settings
 from agentchaos_otel.store.database import connect as db
 from agentchaos_otel.store.database import schema, template
 from agentchaos_otel.store.database.connect import connect
@@ -17,7 +18,7 @@ from agentchaos_otel.store.database.connect import connect
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "cache"
-    monkeypatch.setenv(template.CACHE_ENV, str(directory))
+    monkeypatch.setenv(settings.CACHE_DIR.name, str(directory))
     template.forget()
     yield directory
     template.forget()
@@ -75,7 +76,7 @@ def test_an_unwritable_cache_still_gives_stores_from_a_template_in_memory(tmp_pa
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("x")
-    monkeypatch.setenv(template.CACHE_ENV, str(blocker / "cache"))
+    monkeypatch.setenv(settings.CACHE_DIR.name, str(blocker / "cache"))
     template.forget()
     try:
         for name in ("a.duckdb", "b.duckdb"):
