@@ -117,6 +117,14 @@ def _build(method: Method, *, file: Path, model_file: Path | None, base_url: str
     return llm, llm
 
 
+def _check_conditions(file: Path, conditions: list[str] | None) -> None:
+    """``--condition typo`` names the store's conditions instead of printing an empty table."""
+    if conditions and file.exists():
+        from agentchaos_otel.store.read.summary import check_conditions
+
+        check_conditions(file, conditions)
+
+
 def _simulated(episodes: list[EpisodeTrace]) -> bool:
     from diagnosers.driver import is_simulated
 
@@ -209,6 +217,7 @@ def run(
                             api_key_env=api_key_env, concurrency=concurrency, token_budget=token_budget)
     if truth is not None and not do_evaluate:
         raise UsageError("--truth is used with --evaluate")
+    _check_conditions(file, condition)
     if do_evaluate:
         _score(file, diagnoser, method, truth=truth, json_out=json_out, bootstrap=bootstrap, seed=seed,
                min_confidence=min_confidence, tasks=task or [], conditions=condition or [],
@@ -278,6 +287,7 @@ def evaluate_cmd(
     """Score a diagnoser (and the text-only baseline) on failed, fault-triggered episodes against ground truth."""
     diagnoser, llm = _build(method, file=file, model_file=model_file, base_url=base_url, model=model,
                             api_key_env=api_key_env, concurrency=concurrency, token_budget=token_budget)
+    _check_conditions(file, condition)
     _score(file, diagnoser, method, truth=truth, json_out=json_out, bootstrap=bootstrap, seed=seed,
            min_confidence=min_confidence, tasks=task or [], conditions=condition or [], trace_ids=trace_id or None)
     if llm is not None:
