@@ -33,6 +33,8 @@ BENCHMARKS: tuple[tuple[str, str, str], ...] = (
     ("ray", "benchmarks.bench_ray", "Ray campaign speed-up, 1 vs 2 workers"),
     ("import", "benchmarks.bench_import", "traces import peak memory on a 1 MB .gz (125 MB of JSON Lines)"),
     ("mcp", "benchmarks.bench_mcp", "per-call cost of a traced MCP tool call vs the same call untraced"),
+    ("root_span", "benchmarks.bench_root_span",
+     "cost of a root span without LLM or tool steps under our processors vs the plain SDK"),
 )
 KEYS = ("figure", "value", "unit", "baseline", "baseline_value", "ratio", "target", "holds")
 

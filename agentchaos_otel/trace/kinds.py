@@ -32,9 +32,16 @@ def is_server_side(attributes: Mapping[str, Any], span_kind: Any = None) -> bool
     return A.MCP_METHOD_NAME in attributes and getattr(span_kind, "name", span_kind) == "SERVER"
 
 
+# Every key a role is read from: a span with none of them (most spans of an application: web
+# requests, queries, HTTP calls) is answered by one pass over its keys instead of a failed lookup
+# per key (the SDK's attribute mapping raises and catches KeyError for each missing one).
+_ROLE_KEYS = frozenset({A.MCP_METHOD_NAME, A.EPISODE_ROOT, A.GEN_AI_OPERATION_NAME, A.OI_SPAN_KIND,
+                        A.LLM_REQUEST_TYPE})
+
+
 def span_role(attributes: Mapping[str, Any] | None, span_kind: Any = None) -> str | None:
     """'llm', 'tool', 'agent' or None."""
-    if not attributes or is_server_side(attributes, span_kind):
+    if not attributes or _ROLE_KEYS.isdisjoint(attributes) or is_server_side(attributes, span_kind):
         return None
     if attributes.get(A.EPISODE_ROOT):
         return AGENT

@@ -108,11 +108,8 @@ def is_duplicate(span_id: int) -> bool:
 
 def _where() -> tuple[int, Any]:
     """The thread and asyncio task running now: a span started here belongs to what runs here."""
-    try:
-        task = asyncio.current_task()
-    except RuntimeError:
-        task = None
-    return threading.get_ident(), task
+    loop = asyncio._get_running_loop()  # None outside a loop, where current_task() would raise
+    return threading.get_ident(), asyncio.current_task(loop) if loop is not None else None
 
 
 def adoptable_parent(model: str | None, current: Any = None) -> Span | None:
