@@ -1,11 +1,13 @@
 """LLM-based diagnosis through any OpenAI-compatible endpoint.
 
-The model gets the compact rendering of a blind episode (``prompt.render_episode``) and must
-answer with one JSON object; an answer that does not validate is sent back once with the
-validation error, and a second failure becomes ``none_found`` with the reason as evidence.
-Answers are cached in the trace file, keyed by a digest of the rendered trace, the prompt version
-and the model, so re-running costs nothing; calls run with bounded concurrency and the tokens
-used are counted for a cost line.
+The model gets the compact rendering of a blind episode (``prompt.render_episode``: the same
+structured observations the rules read, with the taxonomy's rules in the system prompt) and must
+answer with one JSON object; its confidence is abstained on with the same threshold as the rules.
+An answer that does not validate is sent back once with the validation error, and a second
+failure becomes ``none_found`` with the reason as evidence. A successful episode costs no call
+(it has no root cause). Answers are cached in the trace file, keyed by a digest of the rendered
+trace, the prompt version and the model, so re-running costs nothing; calls run with bounded
+concurrency and the tokens used are counted for a cost line.
 """
 
 from __future__ import annotations
@@ -187,7 +189,9 @@ class LLMDiagnoser:
         results: list[Diagnosis | None] = [None] * len(episodes)
         todo = []
         for i, (ep, key) in enumerate(zip(episodes, keys, strict=True)):
-            if key in cached:
+            if ep.success is True:  # the taxonomy's rule, as for the rules: no call needed
+                results[i] = none_found(ep, self.name, "the episode succeeded: no root cause")
+            elif key in cached:
                 self.usage.cached += 1
                 results[i] = self._to_diagnosis(ep, cached[key])
             else:

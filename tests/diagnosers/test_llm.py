@@ -44,7 +44,7 @@ class ScriptedEndpoint:
         trace = msgs[1]["content"]
         for line in trace.splitlines():
             m = re.match(r"s(\d+) ", line)
-            if m and ("error_forms=" in line or "finish=length" in line):
+            if m and ("reply_error=" in line or "finish=length" in line):
                 ftype = "truncate" if "finish=length" in line else "error"
                 answer = {"fault_type": ftype, "target": "content", "step": int(m[1]), "confidence": 0.7,
                           "evidence": f"line: {line[:40]}"}
@@ -189,3 +189,26 @@ def test_unwritable_cache_does_not_lose_diagnoses(endpoint: tuple[ScriptedEndpoi
     (x,) = d.diagnose_many([episodes()[0].blind()])
     assert (x.fault_type, x.step) == ("error", 2)
     assert "not cached" in d.usage.line("sim-diagnoser")
+
+
+def test_the_prompt_carries_meanings_effects_and_slips_and_successes_cost_no_call(
+        endpoint: tuple[ScriptedEndpoint, str]) -> None:
+    from agentchaos_otel import attributes as A
+    from diagnosers.prompt import SYSTEM_PROMPT
+
+    retried = [llm_record(0, status_code=429, extra={A.REQUEST_DIGEST: "same"}),
+               llm_record(1, content=None, tool_calls=[WEATHER], extra={A.REQUEST_DIGEST: "same"}),
+               tool_record(2, "get_weather", {"error": {"code": 4, "message": "slow", "details": []}},
+                           args=WEATHER[1]),
+               llm_record(3, content=None, tool_calls=[("get_weather", '{"city": Oslo}')]),
+               llm_record(4, content="Sorry.")]
+    text = render_episode(EpisodeView(episode_of(retried)))
+    assert "absorbed (retry at s1 succeeded)" in text
+    assert "ERROR(timeout)[error_member grpc:DEADLINE_EXCEEDED]" in text and "then=" in text
+    assert " slip" in text and "outcome=failed" in text
+    for label in ("auth", "not_found", "invalid_request", "absorbed", "slip", "0.5"):
+        assert label in SYSTEM_PROMPT
+    server, url = endpoint
+    d = LLMDiagnoser(url, "sim-diagnoser")
+    (x,) = d.diagnose_many([episode_of(retried, success=True)])
+    assert x.fault_type == "none_found" and d.usage.calls == 0
