@@ -10,9 +10,9 @@ server's request log, the tool's own run list, the task's own success check):
 - the planned fault fired (``injected_faults``), every episode has a success and a condition;
 - the rule diagnoser's verdict on each failed episode names the injected fault type and step.
 
-A framework runs only where it is importable: each has its own virtualenv
-(``tests/support/frameworks.py`` builds them); elsewhere its cells are skipped saying so.
-``AGENTCHAOS_FRAMEWORK`` restricts the run to one framework.
+A framework runs only where it is importable: ``tests/support/frameworks.py`` builds the
+virtualenvs that hold them; elsewhere its cells are skipped saying so.
+``AGENTCHAOS_FRAMEWORK`` (comma-separated names) restricts the run to those frameworks.
 """
 
 from __future__ import annotations
@@ -43,10 +43,17 @@ MODES = ("episode", "zero-code", "own-tracing", "early")
 AUTO_INSTRUMENTOR = {"langgraph": "openinference.instrumentation.langchain"}
 
 
+# Whose own tracing has a span per tool run. LiteLLM runs no tools (the agent's loop does) and its
+# ``otel`` callback traces only model calls (and MCP tool calls, none here).
+OWN_TOOL_SPANS = frozenset({"openai-agents", "pydantic-ai", "langgraph", "google-adk"})
+
+
 def traces_tools(framework: str, mode: str) -> bool:
     """Whether anything in this cell writes tool spans: the framework's own tracing (ADK's is always
     on; under zero-code the launcher loads the framework's instrumentor when it is installed).
     Without it no span of a tool run exists, and ``tool_calls`` must be empty, not invented."""
+    if framework not in OWN_TOOL_SPANS:
+        return False
     if mode == "own-tracing" or framework == "google-adk":
         return True
     module = AUTO_INSTRUMENTOR.get(framework)
@@ -64,7 +71,7 @@ def _importable(framework: str) -> bool:
 def _selected(framework: str) -> str | None:
     """Why ``framework`` is skipped here, or None."""
     only = os.environ.get("AGENTCHAOS_FRAMEWORK")
-    if only and only != framework:
+    if only and framework not in only.split(","):
         return f"AGENTCHAOS_FRAMEWORK={only}"
     if not _importable(framework):
         return (f"{framework} is not importable in this environment; build its venv with "

@@ -150,7 +150,7 @@ def _litellm(base_url: str, own_tracing: bool) -> Agent:
                                           {"role": "user", "content": prompt}]
         for _ in range(8):
             resp = litellm.completion(model=f"openai/{MODEL}", api_base=base_url, api_key="sk-framework-test",
-                                      messages=messages, tools=[spec], num_retries=0, max_retries=2)
+                                      messages=messages, tools=[spec], max_retries=2)
             msg = resp.choices[0].message
             calls = msg.tool_calls or []
             if not calls:

@@ -1,15 +1,19 @@
-"""Build each framework's virtualenv and run its slice of the framework matrix.
+"""Build the framework matrix's virtualenvs and run each one's slice of the matrix.
 
-The five frameworks cannot share one environment with each other and the project's dev env, so
-each gets a venv of its own under ``--root`` (default ``/tmp/agentchaos-fw``) with the project
-installed editable beside the framework's requirements (``REQUIREMENTS``), then runs
-``pytest -m frameworks tests/frameworks`` with ``AGENTCHAOS_FRAMEWORK`` set. Each step is timed.
+The frameworks cannot share the project's dev env (their pins differ), and not all of them one
+env: beside the others pip falls back to an older Google ADK. So ``ENVIRONMENTS`` groups them:
+the frameworks that resolve together to the same versions as alone share one venv, the rest get
+their own. Each venv lives under ``--root`` (default ``/tmp/agentchaos-fw``) with the project
+installed editable beside its frameworks' requirements (``REQUIREMENTS``), then runs
+``pytest -m frameworks tests/frameworks`` with ``AGENTCHAOS_FRAMEWORK`` naming its frameworks.
+Each step is timed.
 
-    python tests/support/frameworks.py                    # all five
-    python tests/support/frameworks.py langgraph litellm  # some
+    python tests/support/frameworks.py                    # every framework
+    python tests/support/frameworks.py langgraph litellm  # some (the venvs that hold them)
     python tests/support/frameworks.py --reuse ...        # keep venvs that exist
 
-Exit status: non-zero when a build or a slice failed. Nothing here is imported by the tests.
+``AGENTCHAOS_CONSTRAINTS=<file>`` adds ``-c <file>`` to every install. Exit status: non-zero
+when a build or a slice failed. Nothing here is imported by the tests.
 """
 
 from __future__ import annotations
@@ -31,6 +35,17 @@ REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "google-adk": ("google-adk", "litellm"),
 }
 TEST_DEPS = ("pytest", "pytest-asyncio")
+# Which frameworks share a venv (see the module docstring and docs/frameworks.md).
+ENVIRONMENTS: dict[str, tuple[str, ...]] = {
+    "agents": ("openai-agents", "pydantic-ai", "langgraph", "litellm"),
+    "google-adk": ("google-adk",),
+}
+assert sorted(f for fs in ENVIRONMENTS.values() for f in fs) == sorted(REQUIREMENTS)
+
+
+def requirements(env: str) -> list[str]:
+    """Every requirement of the env's frameworks, each once, in order."""
+    return list(dict.fromkeys(r for f in ENVIRONMENTS[env] for r in REQUIREMENTS[f]))
 
 
 def _run(cmd: list[str], **kwargs: object) -> int:
@@ -38,7 +53,7 @@ def _run(cmd: list[str], **kwargs: object) -> int:
     return subprocess.run(cmd, **kwargs).returncode  # type: ignore[call-overload]
 
 
-def build(framework: str, venv: Path, reuse: bool) -> tuple[int, float]:
+def build(env: str, venv: Path, reuse: bool) -> tuple[int, float]:
     start = time.monotonic()
     if reuse and (venv / "bin" / "python").exists():
         return 0, 0.0
@@ -47,13 +62,13 @@ def build(framework: str, venv: Path, reuse: bool) -> tuple[int, float]:
     constraints = os.environ.get("AGENTCHAOS_CONSTRAINTS")
     extra = ["-c", constraints] if constraints else []
     rc = rc or _run([*pip, "--upgrade", "pip"])
-    rc = rc or _run([*pip, *extra, "-e", str(ROOT), *REQUIREMENTS[framework], *TEST_DEPS])
+    rc = rc or _run([*pip, *extra, "-e", str(ROOT), *requirements(env), *TEST_DEPS])
     return rc, time.monotonic() - start
 
 
-def run_slice(framework: str, venv: Path) -> tuple[int, float]:
+def run_slice(frameworks: list[str], venv: Path) -> tuple[int, float]:
     start = time.monotonic()
-    env = {**os.environ, "AGENTCHAOS_FRAMEWORK": framework}
+    env = {**os.environ, "AGENTCHAOS_FRAMEWORK": ",".join(frameworks)}
     rc = _run([str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "frameworks",
                "tests/frameworks"], cwd=ROOT, env=env)
     return rc, time.monotonic() - start
@@ -65,17 +80,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path("/tmp/agentchaos-fw"))
     parser.add_argument("--reuse", action="store_true", help="keep a venv that already exists")
     args = parser.parse_args(argv)
+    args.root = args.root.resolve()  # the slices run with the repository as their working directory
     failed = 0
     rows = []
     unknown = [f for f in args.frameworks if f not in REQUIREMENTS]
     if unknown:
         parser.error(f"unknown framework {unknown[0]!r}; one of: {', '.join(REQUIREMENTS)}")
-    for framework in args.frameworks or list(REQUIREMENTS):
-        venv = args.root / framework
-        rc, built = build(framework, venv, args.reuse)
-        ran_rc, ran = run_slice(framework, venv) if rc == 0 else (rc, 0.0)
+    chosen = args.frameworks or list(REQUIREMENTS)
+    for env, members in ENVIRONMENTS.items():
+        frameworks = [f for f in members if f in chosen]
+        if not frameworks:
+            continue
+        rc, built = build(env, args.root / env, args.reuse)
+        ran_rc, ran = run_slice(frameworks, args.root / env) if rc == 0 else (rc, 0.0)
         failed |= rc or ran_rc
-        rows.append(f"{framework}: install {built:.0f} s (rc {rc}), run {ran:.0f} s (rc {ran_rc})")
+        rows.append(f"{env} ({', '.join(frameworks)}): install {built:.0f} s (rc {rc}), run {ran:.0f} s (rc {ran_rc})")
     print("\n".join(rows))
     return 1 if failed else 0
 
