@@ -60,6 +60,19 @@ async def _agent() -> list[dict[str, Any]]:
     from opentelemetry import trace
 
     shown = []
+    if os.environ.get("AGENTCHAOS_TEST_TRANSPORT") == "inprocess":  # 2.x: mcp.Client on the server object
+        from mcp import Client
+
+        sys.path.insert(0, str(SERVER.parent))
+        import mcp_server
+
+        with trace.get_tracer("mcp-test-agent").start_as_current_span("agent run"):
+            async with Client(mcp_server.build()) as client:
+                await client.list_tools()
+                for name, args in CALLS:
+                    result = await client.call_tool(name, args)
+                    shown.append(result.model_dump(by_alias=True, mode="json", exclude_none=True))
+        return shown
     if os.environ.get("AGENTCHAOS_TEST_TRANSPORT", "stdio") == "http":
         from mcp.client.streamable_http import streamable_http_client
 

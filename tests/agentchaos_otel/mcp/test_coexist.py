@@ -71,6 +71,15 @@ def test_configure_traces_an_mcp_agent(transport: str, tmp_path: Path, http: tup
         assert {f"MCP send tools/call {t}" for t in TOOLS} <= names
 
 
+@pytest.mark.skipif(MAJOR != 2, reason="mcp.Client on a server object is mcp 2.x")
+def test_a_server_in_the_same_process_adds_no_steps(tmp_path: Path) -> None:
+    db, shown = _run(tmp_path, transport="inprocess", plan="once_key_rename")
+    _one_step_per_call(db)
+    servers = _q(db, "select name from spans where kind = 'SERVER' and name like 'tools/call %' order by start_ns")
+    assert servers == [(f"tools/call {t}",) for t in TOOLS], "the server's own spans are stored, and are no steps"
+    assert _q(db, "select fault_type, target from injected_faults") == [("key_rename", "tool_result")]
+
+
 @pytest.mark.parametrize("order", ["openinference,agentchaos", "agentchaos,openinference"])
 def test_beside_openinference(order: str, tmp_path: Path) -> None:
     db, shown = _run(tmp_path, others=order)
