@@ -101,8 +101,8 @@ def measure(calls: int, rounds: int) -> dict[str, dict[str, dict[str, float]]]:
 
 
 def run(quick: bool = False, calls: int | None = None, rounds: int | None = None) -> list[dict[str, Any]]:
-    calls = calls or (40 if quick else 200)
-    rounds = rounds or (2 if quick else 5)
+    calls = calls or (20 if quick else 50)  # short turns, many rounds: load changes hit both alike
+    rounds = rounds or (4 if quick else 20)
     med = measure(calls, rounds)
     rows = []
     for transport, by in med.items():
