@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
 
 from agentchaos_otel.agents.mcp.server import annotations
 from agentchaos_otel.mcp.idempotency import idempotent_from_annotations
@@ -44,6 +45,7 @@ def test_the_reference_tools_describe_themselves() -> None:
     assert repeatable == set(REFERENCE_TOOLS) - {"book_flight"}
 
 
+@pytest.mark.slow
 def test_a_campaign_of_the_mcp_agent(tmp_path: Path) -> None:
     over_mcp, wrapped = tmp_path / "mcp.duckdb", tmp_path / "reference.duckdb"
     counts = _campaign("mcp", over_mcp, "--guard", "idempotency")
