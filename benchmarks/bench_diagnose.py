@@ -33,20 +33,22 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.corpora import synthetic
 from benchmarks.corpora.spans import write_episodes
 from diagnosers.base import diagnose_episodes
 from diagnosers.baseline import TextOnlyDiagnoser
 from diagnosers.estimators import LearnedEstimator
-from diagnosers.evaluate import Interval, Scores, evaluate, evaluation_set
+from diagnosers.evaluate import BLAME_CATEGORIES, Interval, Scores, evaluate, evaluation_set
 from diagnosers.learned import split_by_task
 from diagnosers.rules import RuleDiagnoser
 from diagnosers.tracefile import load
-from diagnosers.truth import read_labels, resolve
+from diagnosers.truth import read_labels, resolve, resolve_categories
 
 
 def corpus(n: int, pool: int, long: bool) -> list:
@@ -69,14 +71,17 @@ def _row(label: str, s: Scores) -> str:
     trunc = "-" if s.truncation_found is None else f"{100 * s.truncation_found:.0f}"
     weak = sorted(((v["accuracy"], t, v["n"]) for t, v in s.per_type.items() if v["accuracy"] < 0.9))
     weak_text = ", ".join(f"{t} {100 * a:.0f}% (n={n})" for a, t, n in weak) or "none below 90%"
+    blame = " | ".join(_blame(s.false_blame.get(c), s.n_by_category.get(c, 0)) for c in BLAME_CATEGORIES)
+    hidden = ", ".join(f"{c.split('_')[0]} {_blame(s.false_blame_hidden.get(c), s.n_by_category.get(c, 0))}"
+                       for c in ("clean_success", "benign_success") if c in s.false_blame_hidden) or "-"
     return (f"| {label} | {s.method} | {s.n} | {_pct(s.type_accuracy)} | {_pct(s.step_accuracy)} | "
-            f"{_pct(s.joint_accuracy)} | {_blame(s.false_blame_success, s.n_clean_success)} | "
-            f"{_blame(s.false_blame_untriggered, s.n_untriggered)} | {trunc} | {weak_text} |")
+            f"{_pct(s.joint_accuracy)} | {blame} | {hidden} | {trunc} | {weak_text} |")
 
 
 HEADER = ("| set | method | n | type % [95% CI] | step % [95% CI] | joint % [95% CI] | false blame, clean "
-          "successful % | false blame, untriggered % | truncation found % | types below 90% |\n"
-          "|---|---|---|---|---|---|---|---|---|---|")
+          "successes % | false blame, benign successes % | false blame, failures with no fault % | false blame, "
+          "successes with the outcome hidden % | truncation found % | types below 90% |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def _families(label: str, s: Scores) -> str:
@@ -85,9 +90,16 @@ def _families(label: str, s: Scores) -> str:
         for t, v in s.per_target.items())
 
 
+SPLIT_NOTES = {"dev": "development data",
+               "held-out": "same forms as dev, other tasks and positions",
+               "held-out forms": "written after the rules of their time; fixed against since: no longer held out"}
+
+
 def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_boot: int, seed: int,
-                corpus_files: list[str], heldout_files: list[str]) -> None:
-    """Rule, learned and text-only diagnosis on both splits of the misbehaving-provider corpus."""
+                corpus_files: list[str], heldout_files: list[str],
+                blind: list[tuple[str, str, str]] = ()) -> None:  # type: ignore[assignment]
+    """Rule, learned and text-only diagnosis on the splits of the misbehaving-provider corpus, the
+    campaign files given, and blind rounds (``--blind NAME=DB:LABELS``: a label file with categories)."""
     from benchmarks.corpora.misbehaving.corpus import run_corpus
 
     tmp = None
@@ -104,7 +116,8 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
             counts = run_corpus(db, labels, n, sd, heldout_forms=held_forms)
             print(f"built {db} ({counts})")
         eps = load(db)
-        splits[name] = (eps, resolve(eps, read_labels(labels)), db, labels)
+        rows = read_labels(labels)
+        splits[name] = (eps, resolve(eps, rows), db, labels, resolve_categories(eps, rows))
     # Learned: the simulated catalog corpus (all families, trace ground truth) + the dev split.
     own = synthetic.make_corpus(6, 1) + synthetic.make_corpus(4, 2, heldout=True)
     # (the campaign files passed with --corpus / --heldout are scored, never trained on)
@@ -121,13 +134,22 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
     print(HEADER)
     rule, text = RuleDiagnoser(), TextOnlyDiagnoser()
     fam: list[str] = []
-    for name, (eps, tr, db, labels) in splits.items():
+    for name, (eps, tr, db, labels, cats) in splits.items():
         methods = [rule, text] + ([model] if name != "dev" else [])
-        scores, _ = evaluate(eps, methods, n_boot=n_boot, seed=seed, truths=tr)
+        scores, _ = evaluate(eps, methods, n_boot=n_boot, seed=seed, truths=tr, categories=cats)
         for sc in scores:
-            print(_row(f"misbehaving {name} ({db.stem}, --truth)", sc))
+            print(_row(f"misbehaving {name} ({db.stem}; {SPLIT_NOTES[name]})", sc))
             fam.append(_families(f"misbehaving {name}", sc))
         print(f"(rule and text rows above: diagnose run {db} --evaluate --truth {labels})")
+    for name, db_path, labels_path in blind:
+        eps = load(db_path)
+        rows = read_labels(labels_path)
+        scores, _ = evaluate(eps, [rule, text, model], n_boot=n_boot, seed=seed, truths=resolve(eps, rows),
+                             categories=resolve_categories(eps, rows))
+        for sc in scores:
+            print(_row(name, sc))
+            fam.append(_families(name, sc))
+        print(f"(rule and text rows above: diagnose run {db_path} --evaluate --truth {labels_path})")
     held = [ep for path in heldout_files for ep in load(path)]
     for label, eps in (("own catalog corpus", [ep for path in corpus_files for ep in load(path)]),
                        ("own held-out variants", held)):
@@ -148,7 +170,7 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
     if not both.exists():
         run_corpus(both, Path(out_dir) / f"misbehaving_{test_seed}_openinference.jsonl", n, test_seed,
                    instrumentations=(OpenAIInstrumentor(),))
-    for m in (rule, model):
+    for m in (rule, model):  # type: ignore[assignment]
         a = {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(m, splits["held-out"][0])}
         b = {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(m, load(both))}
         same = sum(1 for k in a if b.get(k) == a[k])
@@ -182,6 +204,107 @@ def accuracy(corpus: list[str], heldout: list[str], test_fraction: float, seed: 
             print(_row(label, sc))
 
 
+DEMO_CACHE = Path(tempfile.gettempdir()) / "agentchaos-bench-diagnose-demo"
+
+
+def demo_store(n: int, cache: Path = DEMO_CACHE) -> Path:
+    """A trace file of ``n`` episodes copied from the demo's traces (``agentchaos demo``: the
+    reference agent under a spread of faults against the simulated model; SIMULATED), grown in
+    SQL the way the analysis benchmark grows its files. Cached per size."""
+    import subprocess
+    import sys
+
+    from benchmarks.analysis_corpus import grow
+
+    cache.mkdir(parents=True, exist_ok=True)
+    pool = cache / "traces.duckdb"
+    if not pool.exists():
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "AGENTCHAOS_"))}
+        subprocess.run([sys.executable, "-m", "agentchaos_otel.cli", "demo", "--episodes", "100", "--workers",
+                        "8", "--seed", "1"], cwd=cache, env=env, check=True, capture_output=True)
+    out = cache / f"demo_{n}.duckdb"
+    if not out.exists():
+        tmp = cache / f"demo_{n}.tmp.duckdb"
+        grow(pool, tmp, n)
+        tmp.rename(out)
+    return out
+
+
+def demo_speed(sizes: tuple[int, ...]) -> None:
+    """``agentchaos diagnose FILE --all --no-write --json`` as a whole process (interpreter start,
+    store open, every episode loaded and diagnosed, JSON written) on demo-shaped files, beside a
+    DuckDB ``fetchall`` of every span of the same file, each run by a fresh launcher process
+    (``bench_analysis.measured``: wall time, CPU time, peak RSS)."""
+    import sys
+
+    from benchmarks.bench_analysis import measured
+
+    print("SIMULATED: episodes copied from `agentchaos demo` traces (reference agent, simulated model)")
+    per_episode = {}
+    for n in sizes:
+        path = demo_store(n)
+        diag = measured([sys.executable, "-m", "agentchaos_otel.cli", "diagnose", str(path), "--all", "--no-write",
+                         "--json"])
+        base = measured([sys.executable, "-m", "benchmarks.analysis_jobs", "baseline", str(path)])
+        per_episode[n] = diag["cpu_seconds"] / n
+        print(f"diagnose --all, {n:,} demo-shaped episodes: {diag['seconds']:.2f} s = {n / diag['seconds']:,.0f} "
+              f"episodes/s (CPU {diag['cpu_seconds']:.2f} s over its processes, peak RSS {diag['rss_mb']:.0f} MB); "
+              f"fetchall of every span: {base['seconds']:.2f} s, peak RSS {base['rss_mb']:.0f} MB; "
+              f"ratio {diag['seconds'] / base['seconds']:.1f}x")
+    if len(sizes) >= 2:
+        small, large = sorted(sizes)[:2]
+        print(f"CPU time per episode, {large:,} vs {small:,}: {per_episode[large] / per_episode[small]:.2f}x "
+              "(1.0 = linear)")
+    print(f"load average (1 min) now: {os.getloadavg()[0]:.2f}")
+
+
+def vocabulary_cost(rounds: int = 3, n: int = 20_000) -> None:
+    """What the span-time signals cost per call in the agent's process: ``tool_result_signals`` and
+    ``content_signals`` on healthy and failed results and replies, beside a baseline of
+    ``json.loads`` + ``json.dumps`` of the same result (what any instrumentation that looks at a
+    result pays), and the error reader alone. Median of ``rounds`` runs of ``n`` calls each."""
+    import json
+    import statistics
+
+    from agentchaos_otel import signals, vocabulary
+
+    healthy = {"order_id": "ORD-10482", "status": "shipped", "currency": "EUR", "total": 129.5,
+               "items": [{"sku": f"TR-{i}", "qty": 1 + i % 3, "price": 19.9 + i} for i in range(6)],
+               "placed_at": "2026-03-14T09:00:00Z"}
+    inputs = {
+        "healthy JSON result (6 items)": json.dumps(healthy),
+        "error object (gRPC status)": json.dumps({"error": {"code": 4, "message": "Deadline expired", "details": []}}),
+        "text error (Go dial refused)": 'Get "http://10.0.0.7/v1": dial tcp 10.0.0.7:80: connect: connection refused',
+        "traceback (12 lines)": "Traceback (most recent call last):\n" + "  File \"a.py\", line 1, in f\n" * 10
+                                + "KeyError: 'data'",
+    }
+    reply = "Here is what I found: " + "the order shipped on time and the refund was issued. " * 20
+
+    def per_call(fn: Any, arg: Any) -> float:
+        times = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn(arg)
+            times.append((time.perf_counter() - t0) / n * 1e6)
+        return statistics.median(times)
+
+    print(f"per call, median of {rounds} x {n:,} calls (µs)")
+    for name, text in inputs.items():
+        sig = per_call(signals.tool_result_signals, text)
+        reader = per_call(vocabulary.read_result, text)
+        line = f"tool result, {name}: tool_result_signals {sig:.1f} µs (error reader alone {reader:.1f} µs)"
+        if text[:1] in "{[":
+            base = per_call(lambda t: json.dumps(json.loads(t)), text)
+            line += f"; baseline json.loads+dumps {base:.1f} µs; ratio {sig / base:.1f}x"
+        print(line)
+    sig = per_call(signals.content_signals, reply)
+    reader = per_call(lambda t: vocabulary.read_text(t, reply=True), reply)
+    base = per_call(lambda t: t.strip().count("\n"), reply)
+    print(f"reply text ({len(reply)} chars): content_signals {sig:.1f} µs (error reader alone {reader:.1f} µs); "
+          f"baseline one pass over the text {base:.2f} µs")
+
+
 def _timed(diagnoser: object, eps: list) -> tuple[list, float, float]:
     t0, c0 = time.perf_counter(), time.process_time()
     out = diagnose_episodes(diagnoser, eps)
@@ -205,10 +328,30 @@ def main() -> None:
     ap.add_argument("--dev-seed", type=int, default=0, help="--misbehaving: development split seed")
     ap.add_argument("--test-seed", type=int, default=1, help="--misbehaving: held-out split seed")
     ap.add_argument("--out-dir", default=None, help="--misbehaving: keep the corpus files here")
+    ap.add_argument("--blind", nargs="*", default=[], metavar="NAME=DB:LABELS",
+                    help="--misbehaving: also score these blind rounds (label files with categories)")
+    ap.add_argument("--demo", action="store_true",
+                    help="time `diagnose --all` as a whole process on demo-shaped episodes (--sizes)")
+    ap.add_argument("--sizes", default="4000,40000", help="--demo: episode counts")
+    ap.add_argument("--vocabulary", action="store_true",
+                    help="per-call cost of the span-time signals and the error reader")
     args = ap.parse_args()
     if args.misbehaving:
+        blind = []
+        for spec in args.blind:
+            name, _, files = spec.partition("=")
+            db, _, labels = files.partition(":")
+            if not (name and db and labels):
+                ap.error(f"--blind {spec!r}: expected NAME=DB:LABELS")
+            blind.append((name, db, labels))
         misbehaving(args.episodes if args.episodes != 10_000 else 300, args.dev_seed, args.test_seed,
-                    args.out_dir, args.bootstrap, args.seed, args.corpus, args.heldout)
+                    args.out_dir, args.bootstrap, args.seed, args.corpus, args.heldout, blind)
+        return
+    if args.demo:
+        demo_speed(tuple(int(x) for x in args.sizes.split(",")))
+        return
+    if args.vocabulary:
+        vocabulary_cost()
         return
     if args.accuracy:
         if not args.corpus:

@@ -162,3 +162,27 @@ def test_same_diagnoses_with_openinference_also_tracing(corpus: Any, tmp_path: P
     a, b = verdicts(plain), verdicts(both)
     assert len(a) == 20 and a == b
     assert sum(t != "none_found" for t, _ in a.values()) >= 8
+
+
+def test_diagnoses_are_the_same_with_message_content_captured_or_not(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a failure means is read at span time into content-free attributes, so capturing the
+    messages (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) changes no diagnosis."""
+    from agentchaos_otel import attributes as A
+    from diagnosers.base import diagnose_episodes
+    from diagnosers.rules import RuleDiagnoser
+
+    def verdicts(path: Path) -> dict[str | None, tuple[str, int | None, str]]:
+        return {d.task_id: (d.fault_type, d.step, d.evidence)
+                for d in diagnose_episodes(RuleDiagnoser(), load(path))}
+
+    monkeypatch.delenv(A.CAPTURE_CONTENT_ENV, raising=False)
+    run_corpus(tmp_path / "off.duckdb", tmp_path / "off.jsonl", 20, seed=5)
+    monkeypatch.setenv(A.CAPTURE_CONTENT_ENV, "true")
+    run_corpus(tmp_path / "on.duckdb", tmp_path / "on.jsonl", 20, seed=5)
+    assert (tmp_path / "off.jsonl").read_text() == (tmp_path / "on.jsonl").read_text()
+    on = load(tmp_path / "on.duckdb")
+    assert any(A.GEN_AI_OUTPUT_MESSAGES in s.attributes for ep in on for s in ep.steps)  # content was captured
+    off, with_content = verdicts(tmp_path / "off.duckdb"), verdicts(tmp_path / "on.duckdb")
+    assert len(off) == 20 and off == with_content
+    assert sum(t != "none_found" for t, _, _ in off.values()) >= 5
