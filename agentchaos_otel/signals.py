@@ -11,6 +11,8 @@ import hashlib
 import json
 import re
 import unicodedata
+from re import _constants as _re_constants  # the parsed form of a pattern, for _prefilter
+from re import _parser as _re_parser
 from typing import Any
 
 from agentchaos_otel import attributes as A
@@ -25,8 +27,13 @@ def digest(data: str | bytes | None) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+# One encoder for every canonical text: ``json.dumps`` with these options builds a new encoder per
+# call (a third of its cost on a chat completion); ``encode`` keeps no state between calls.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 def canonical_json_digest(value: Any) -> str:
@@ -59,16 +66,91 @@ _WORD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _WORD_WINDOW = 300
 
 
+def _literal_runs(items: Any) -> list[str]:
+    """The runs of literal characters a parsed regex sequence matches unconditionally, in order."""
+    runs, run = [], ""
+    for op, arg in items:
+        if op is _re_constants.LITERAL:
+            run += chr(arg)
+            continue
+        if run:
+            runs.append(run)
+        run = ""
+    return runs + [run] if run else runs
+
+
+def _needles(items: Any) -> tuple[str, ...] | None:
+    """Strings one of which every match of the parsed sequence ``items`` contains; None if unknown.
+
+    A top-level alternation needs one needle per branch; a branch gives its longest literal run,
+    else the needles of an alternation or group it must match (``(bad gateway|forbidden)``).
+    """
+    branches = [items]
+    if len(items) == 1 and items[0][0] is _re_constants.BRANCH:
+        branches = list(items[0][1][1])
+    found: list[str] = []
+    for branch in branches:
+        runs = _literal_runs(branch)
+        if runs:
+            found.append(max(runs, key=len))
+            continue
+        inner = [_needles([(op, arg)]) if op is _re_constants.BRANCH else _needles(list(arg[3]))
+                 for op, arg in branch
+                 if op is _re_constants.BRANCH or (op is _re_constants.SUBPATTERN and not arg[1] and not arg[2])]
+        needles = next((n for n in inner if n), None)
+        if needles is None:
+            return None
+        found.extend(needles)
+    return tuple(found)
+
+
+class _Form:
+    """An error form's pattern, with the needles that rule it out cheaply.
+
+    Python's regex engine tries every alternative at every position of the text: tens of
+    microseconds for a few hundred characters, on every LLM response. A substring test that rules
+    the pattern out first is exact for ASCII text (where ignoring case is ``str.lower``); other
+    text always runs the pattern.
+    """
+
+    __slots__ = ("label", "pattern", "needles", "ignore_case")
+
+    def __init__(self, label: str, pattern: re.Pattern[str]) -> None:
+        self.label, self.pattern = label, pattern
+        self.ignore_case = bool(pattern.flags & re.IGNORECASE)
+        needles = _needles(list(_re_parser.parse(pattern.pattern, pattern.flags)))
+        if needles is not None and self.ignore_case:
+            needles = tuple(n.lower() for n in needles)
+        self.needles = needles
+
+    def shows(self, text: str, lower: str | None) -> bool:
+        """``pattern.search(text)``; ``lower``: the lower case of ``text`` when it is ASCII, else None."""
+        if self.needles is not None and lower is not None:
+            within = lower if self.ignore_case else text
+            for needle in self.needles:
+                if needle in within:
+                    break
+            else:
+                return False
+        return self.pattern.search(text) is not None
+
+
+_STRONG_FORMS = tuple(_Form(label, pattern) for label, pattern in _STRONG_PATTERNS)
+_WORD_FORMS = tuple(_Form(label, pattern) for label, pattern in _WORD_PATTERNS)
+
+
 def error_markers(text: str | None) -> list[str]:
     """Every error-like form the text shows, in a fixed order; [] when it looks normal."""
     if not text:
         return []
     head = text[:2000]
-    found = [label for label, pattern in _STRONG_PATTERNS if pattern.search(head)]
+    lower = head.lower() if head.isascii() else None
+    found = [form.label for form in _STRONG_FORMS if form.shows(head, lower)]
     if "provider_json" not in found and _error_object(text):
         found.append("provider_json")
     start = text[:_WORD_WINDOW]
-    found += [label for label, pattern in _WORD_PATTERNS if pattern.search(start)]
+    lower = lower[:_WORD_WINDOW] if lower is not None else None
+    found += [form.label for form in _WORD_FORMS if form.shows(start, lower)]
     return found
 
 
@@ -151,8 +233,18 @@ def _mixed_script_letters(text: str) -> int:
     return odd
 
 
+# What a JSON text can start with after JSON's own whitespace (Python's decoder also reads NaN and
+# Infinity): any other text is not JSON, said without raising and catching a decode error.
+_JSON_STARTS = frozenset('{["-0123456789tfnNI')
+
+
+def may_be_json(text: str) -> bool:
+    """False when ``text`` certainly is not a JSON document (``json.loads`` would raise)."""
+    return text.lstrip(" \t\n\r")[:1] in _JSON_STARTS
+
+
 def is_json(text: str | None) -> bool:
-    if text is None:
+    if text is None or (isinstance(text, str) and not may_be_json(text)):
         return False
     try:
         json.loads(text)
@@ -191,7 +283,7 @@ def content_signals(content: str | None) -> dict[str, Any]:
     markers = error_markers(text)
     parsed: Any = None
     is_json_text = False
-    if text.strip():
+    if text.strip() and may_be_json(text):
         try:
             parsed, is_json_text = json.loads(text), True
         except (ValueError, TypeError):
