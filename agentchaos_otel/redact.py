@@ -19,6 +19,7 @@ raises into the caller, since a failure to redact must not cost a span.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -176,12 +177,20 @@ class _Registry:
         self._lock = threading.Lock()
         self._pattern: re.Pattern[str] | None = None
 
-    def add(self, value: str) -> None:
+    @staticmethod
+    def forms(value: str) -> tuple[str, ...]:
+        """What ``add(value)`` registers: the value and how it reads inside a JSON document."""
         if len(value) < MIN_SECRET_LEN or value in MARKER:
+            return ()
+        return tuple(dict.fromkeys((value, json.dumps(value, ensure_ascii=False)[1:-1])))
+
+    def add(self, value: str) -> None:
+        self.add_forms(self.forms(value))
+
+    def add_forms(self, forms: Iterable[str]) -> None:
+        """Register (or refresh, as most recent) forms ``forms`` already computed."""
+        if not forms:
             return
-        forms = {value}
-        escaped = json.dumps(value, ensure_ascii=False)[1:-1]
-        forms.add(escaped)  # how it reads inside a JSON document
         with self._lock:
             changed = False
             for form in forms:
@@ -216,41 +225,63 @@ class _Registry:
 _registry = _Registry()
 
 
+@functools.lru_cache(maxsize=MAX_REMEMBERED)
+def _credential_forms(text: str) -> tuple[str, ...]:
+    """Every form ``remember(text)`` registers, in order: the value, the credential after its
+    scheme (decoded too for Basic), each cookie value. An agent sends the same key on every call,
+    so this is worked out once per value."""
+    values = [text]
+    scheme, _, rest = text.partition(" ")
+    if rest and scheme.lower() in ("bearer", "basic", "token", "apikey", "key", "sharedaccesssignature"):
+        values.append(rest.strip())
+        if scheme.lower() == "basic":
+            import base64
+
+            try:
+                decoded = base64.b64decode(rest.strip(), validate=False).decode("utf-8", "replace")
+                values += [decoded, decoded.partition(":")[2]]
+            except ValueError:  # not base64 after all: the forms before it still count
+                pass
+    if ";" in text or "=" in text:  # cookies: each value on its own
+        values += [part.strip().partition("=")[2].strip() for part in text.split(";")]
+    return tuple(dict.fromkeys(form for value in values for form in _Registry.forms(value)))
+
+
 def remember(value: Any) -> None:
     """Register a credential value: from now on it is redacted wherever it appears."""
     try:
         text = value.decode("latin-1") if isinstance(value, (bytes, bytearray)) else str(value)
         text = text.strip()
-        if not text:
-            return
-        _registry.add(text)
-        scheme, _, rest = text.partition(" ")
-        if rest and scheme.lower() in ("bearer", "basic", "token", "apikey", "key", "sharedaccesssignature"):
-            _registry.add(rest.strip())
-            if scheme.lower() == "basic":
-                import base64
-
-                decoded = base64.b64decode(rest.strip(), validate=False).decode("utf-8", "replace")
-                _registry.add(decoded)
-                _registry.add(decoded.partition(":")[2])
-        if ";" in text or "=" in text:  # cookies: each value on its own
-            for part in text.split(";"):
-                _registry.add(part.strip().partition("=")[2].strip())
+        if text:
+            _registry.add_forms(_credential_forms(text))
     except Exception:  # noqa: BLE001 - registering is best effort and must never break a request
         pass
 
 
+@functools.lru_cache(maxsize=1024)
+def _secret_header(name: bytes) -> bool:
+    """``is_secret_name`` of a raw header name (every request of a client sends the same few)."""
+    return is_secret_name(name.decode("latin-1"))
+
+
 def remember_request(request: Any) -> None:
-    """Register the credentials an httpx/httpx2 request carries (headers, query, user info)."""
+    """Register the credentials an httpx/httpx2 request carries (headers, query, user info).
+
+    Runs on every LLM call, so it reads the raw header list (decoding only the secret values, as
+    httpx would: an ASCII value reads the same in any of its encodings) and parses the query and
+    user info only when the URL has them.
+    """
     try:
-        for name, value in request.headers.multi_items():
-            if is_secret_name(name):
-                remember(value)
+        headers = request.headers
+        for name, value in headers.raw:
+            if _secret_header(name):
+                remember(value.decode("ascii") if value.isascii() else value.decode(headers.encoding))
         url = request.url
-        for name, value in url.params.multi_items():
-            if is_secret_query_param(name):
-                remember(value)
-        if url.password:
+        if url.query:
+            for name, value in url.params.multi_items():
+                if is_secret_query_param(name):
+                    remember(value)
+        if url.userinfo and url.password:
             remember(url.password)
     except Exception:  # noqa: BLE001 - a request we cannot read still goes out untouched
         pass
