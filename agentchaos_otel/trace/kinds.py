@@ -41,13 +41,17 @@ _ROLE_KEYS = frozenset({A.MCP_METHOD_NAME, A.EPISODE_ROOT, A.GEN_AI_OPERATION_NA
 
 def span_role(attributes: Mapping[str, Any] | None, span_kind: Any = None) -> str | None:
     """'llm', 'tool', 'agent' or None."""
-    if not attributes or _ROLE_KEYS.isdisjoint(attributes) or is_server_side(attributes, span_kind):
+    if not attributes:
         return None
-    if attributes.get(A.EPISODE_ROOT):
+    present = _ROLE_KEYS.intersection(attributes)  # then no lookup of a key the span does not have
+    if not present or (A.MCP_METHOD_NAME in present and is_server_side(attributes, span_kind)):
+        return None
+    if A.EPISODE_ROOT in present and attributes.get(A.EPISODE_ROOT):
         return AGENT
-    op = attributes.get(A.GEN_AI_OPERATION_NAME)
-    oi_kind = str(attributes.get(A.OI_SPAN_KIND) or "").upper()
-    if op in A.LLM_OPERATIONS or oi_kind == A.OI_KIND_LLM or attributes.get(A.LLM_REQUEST_TYPE) in A.LLM_REQUEST_TYPES:
+    op = attributes.get(A.GEN_AI_OPERATION_NAME) if A.GEN_AI_OPERATION_NAME in present else None
+    oi_kind = str(attributes.get(A.OI_SPAN_KIND) or "").upper() if A.OI_SPAN_KIND in present else ""
+    if op in A.LLM_OPERATIONS or oi_kind == A.OI_KIND_LLM \
+            or (A.LLM_REQUEST_TYPE in present and attributes.get(A.LLM_REQUEST_TYPE) in A.LLM_REQUEST_TYPES):
         return LLM
     if op == A.OP_EXECUTE_TOOL or oi_kind == A.OI_KIND_TOOL:
         return TOOL

@@ -94,6 +94,10 @@ def _names_agree(a: Any, b: Any, kind: str) -> bool:
 
 
 _PROCESSORS: weakref.WeakSet[EpisodeSpanProcessor] = weakref.WeakSet()
+# The same processors as a list, for the per-call question "is a span of another instrumentation
+# open anywhere?": iterating a WeakSet costs microseconds on every LLM call. Each reference takes
+# itself out of the list when its processor is collected.
+_PROCESSOR_REFS: list[weakref.ref[EpisodeSpanProcessor]] = []
 # Spans of other instrumentations that turned out, at their end, to be an LLM call one of our
 # spans under them already counts (their attributes came too late to mark them); live readers
 # (``store.read.live_steps``) leave them out as the views do. Bounded: the newest are kept.
@@ -124,9 +128,9 @@ def adoptable_parent(model: str | None, current: Any = None) -> Span | None:
     (``current``, e.g. the episode's root), only such a span of the same trace started after it
     can own the call: it is the more specific context the other instrumentation did not attach.
     """
+    if not _anything_tracked():
+        return None  # no span of another instrumentation is open: the common case, decided at once
     current = current if current is not None else trace.get_current_span()
-    if not _PROCESSORS:
-        return None
     best: Span | None = None
     here = _where()
     for proc in list(_PROCESSORS):
@@ -134,6 +138,15 @@ def adoptable_parent(model: str | None, current: Any = None) -> Span | None:
         if found is not None and (best is None or (found.start_time or 0) > (best.start_time or 0)):
             best = found
     return best
+
+
+def _anything_tracked() -> bool:
+    """Whether some processor has an open span of another instrumentation."""
+    for ref in _PROCESSOR_REFS:
+        proc = ref()
+        if proc is not None and proc._started_in:
+            return True
+    return False
 
 
 # Attribute keys repeat across spans: the name check runs once per distinct key (bounded).
@@ -167,6 +180,7 @@ class EpisodeSpanProcessor(SpanProcessor):
         self._lock = threading.Lock()
         self._pending_refusal: str | None = None
         _PROCESSORS.add(self)
+        _PROCESSOR_REFS.append(weakref.ref(self, _PROCESSOR_REFS.remove))
         binding.add_trace_binder(self.state_for_trace)
 
     def state_for_trace(self, trace_id: int) -> binding.EpisodeState | None:
@@ -235,7 +249,8 @@ class EpisodeSpanProcessor(SpanProcessor):
         if state is None:
             return
         self._number_known(trace_id, state, span.start_time or 0)
-        enclosing = self._enclosing(span, kind, trace_id, parent_context, ours)
+        parent = trace.get_current_span(parent_context)
+        enclosing = self._enclosing(span, kind, trace_id, parent, ours)
         step = None
         if enclosing is not None:
             attempts = int((enclosing.attributes or {}).get(A.STEP_WRAPPED_ATTEMPTS, 0))
@@ -249,7 +264,7 @@ class EpisodeSpanProcessor(SpanProcessor):
         if not ours:
             self._track(trace_id, span)
         elif enclosing is None and kind == LLM:
-            self._note_over_ours(trace.get_current_span(parent_context))
+            self._note_over_ours(parent)
 
     def _note_over_ours(self, parent: Any) -> None:
         """Remember a tracked span of unknown kind that one of our LLM spans started under."""
@@ -275,6 +290,8 @@ class EpisodeSpanProcessor(SpanProcessor):
 
     def _number_known(self, trace_id: int, state: binding.EpisodeState, before: int) -> None:
         """Number the open spans of others that started before ``before`` and are now known steps."""
+        if trace_id not in self._open:
+            return  # none tracked in this trace (a lookup is atomic; the lock guards the walk below)
         with self._lock:
             pending = [s for s in self._open.get(trace_id, {}).values()
                        if A.STEP not in (s.attributes or {}) and (s.start_time or 0) <= before]
@@ -282,20 +299,19 @@ class EpisodeSpanProcessor(SpanProcessor):
             if other.is_recording() and step_kind(other.attributes, other.kind) is not None:
                 self._number(other, state, state.next_step())
 
-    def _enclosing(self, span: Span, kind: str, trace_id: int, parent_context: otel_context.Context | None,
-                   ours: bool) -> Span | None:
+    def _enclosing(self, span: Span, kind: str, trace_id: int, parent: Any, ours: bool) -> Span | None:
         """The open span of another instrumentation that sees the same step as ``span``, if any.
 
         Only LLM calls pair by parenthood alone (an LLM span directly under another LLM span is
         one call seen twice); a tool run inside another tool is a nested call of its own, and
-        is paired only when it is ours (our tool injector inside a framework's tool span).
+        is paired only when it is ours (our tool injector inside a framework's tool span). ``parent``:
+        the span current where ``span`` started.
         """
-        parent = trace.get_current_span(parent_context)
         if isinstance(parent, Span) and parent.is_recording() and not _is_ours(parent) \
                 and (ours or kind == LLM) \
                 and step_kind(parent.attributes, parent.kind) == kind and A.STEP in (parent.attributes or {}):
             return parent
-        if not ours:
+        if not ours or trace_id not in self._open:
             return None
         with self._lock:
             candidates = [c for c in self._open.get(trace_id, {}).values()
