@@ -144,9 +144,9 @@ class LLMCall:
         start_attrs[A.SERVER_ADDRESS] = url.host
         if url.port:
             start_attrs[A.SERVER_PORT] = url.port
+        start_attrs[A.FAULT_INJECTED] = False  # with the start attributes: one attribute write less per call
         self.span = tracer.start_span(A.chat_span_name(req.get("model")), kind=SpanKind.CLIENT,
                                       attributes=start_attrs)
-        self.span.set_attribute(A.FAULT_INJECTED, False)
 
     # -- lifecycle -------------------------------------------------------------------------------
     @classmethod
@@ -195,15 +195,19 @@ class LLMCall:
         if self._ended:
             return
         self._ended = True
+        attrs: dict[str, Any] = {}  # written in one call: each write takes the span's lock
         if self.status_code is not None:  # a provider response arrived: say how much of its body
-            self.span.set_attributes({A.RESPONSE_BODY_BYTES: self.received_bytes,
-                                      A.RESPONSE_BODY_CHUNKS: self.received_chunks})
+            attrs[A.RESPONSE_BODY_BYTES] = self.received_bytes
+            attrs[A.RESPONSE_BODY_CHUNKS] = self.received_chunks
         if status_code is not None:
-            self.span.set_attribute(A.RESPONSE_STATUS_CODE, status_code)
+            attrs[A.RESPONSE_STATUS_CODE] = status_code
             if status_code >= 400 and error_type is None:
                 error_type = str(status_code)
         if error_type:
-            self.span.set_attribute(A.ERROR_TYPE, error_type)
+            attrs[A.ERROR_TYPE] = error_type
+        if attrs:
+            self.span.set_attributes(attrs)
+        if error_type:
             self.span.set_status(Status(StatusCode.ERROR, error_type))
         metrics.record_call(self.provider, self.req.get("model"), self.response_attrs,
                             time.perf_counter() - self._started, error_type)
