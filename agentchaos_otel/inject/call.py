@@ -104,6 +104,29 @@ def message_digest(provider: str, body: dict[str, Any]) -> str:
     return wire.for_provider(provider).digest(body)
 
 
+_BODY_HEADERS = (b"content-type", b"content-encoding", b"content-length")
+
+
+def body_headers(response: Any) -> dict[str, str]:
+    """Content type, encoding and length of a response, read in one pass over its raw headers.
+
+    Each value is what ``response.headers.get(name)`` gives (repeated headers joined by ", ",
+    decoded as the headers are). httpx's ``get`` walks the header list once per name, after
+    working out the list's encoding by decoding every header; an ASCII value reads the same in
+    each encoding it may pick, so that is only asked for a value that is not ASCII.
+    """
+    found: dict[bytes, list[bytes]] = {}
+    for key, value in response.headers.raw:
+        low = key.lower()
+        if low in _BODY_HEADERS:
+            found.setdefault(low, []).append(value)
+    out = {}
+    for key, values in found.items():
+        encoding = "ascii" if all(v.isascii() for v in values) else response.headers.encoding
+        out[key.decode()] = ", ".join(v.decode(encoding) for v in values)
+    return out
+
+
 def _rewritten_headers(response: Any, body: bytes) -> list[tuple[bytes, bytes]]:
     """Original headers (request id, rate-limit headers...) minus those the new body invalidates."""
     kept = [(k, v) for k, v in response.headers.raw if k.decode("latin-1").lower() not in _DROP_ON_REWRITE]
@@ -134,6 +157,7 @@ class LLMCall:
         self._started = time.perf_counter()
         self.response_attrs: dict[str, Any] = {}
         self.status_code: int | None = None
+        self.content_encoding: str | None = None  # the response's, once its headers arrived
         self.received_bytes = 0
         self.received_chunks = 0
         url = request.url
@@ -295,8 +319,9 @@ class LLMCall:
     # -- after the response headers arrive -------------------------------------------------------
     def mode_for(self, response: Any) -> str:
         self.status_code = response.status_code
-        ctype = response.headers.get("content-type", "").lower()
-        encoding = response.headers.get("content-encoding", "")
+        headers = body_headers(response)
+        ctype = headers.get("content-type", "").lower()
+        encoding = self.content_encoding = headers.get("content-encoding", "")
         if "text/event-stream" in ctype:
             if encoding and encoding.lower() != "identity":
                 self.skip(f"streamed body with content-encoding {encoding}: passed through unread")
@@ -304,7 +329,7 @@ class LLMCall:
             if self.response_fault_possible(streamed=True):
                 return BUFFER_SSE
             return STREAM
-        length = response.headers.get("content-length")
+        length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > MAX_INSPECT_BYTES:
             self.skip(f"body of {length} bytes exceeds the {MAX_INSPECT_BYTES}-byte inspection limit")
             return PASSTHROUGH
@@ -388,7 +413,10 @@ class LLMCall:
             self.skip("empty body")
             return Rewrite(None, raw)
         try:
-            decoded = bounded_decompress(raw, response.headers.get("content-encoding", ""), MAX_INSPECT_BYTES)
+            encoding = self.content_encoding
+            if encoding is None:
+                encoding = response.headers.get("content-encoding", "")
+            decoded = bounded_decompress(raw, encoding, MAX_INSPECT_BYTES)
         except TooLarge as exc:
             self.skip(f"{exc}: passed through undecoded")
             return Rewrite(None, raw)
