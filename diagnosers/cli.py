@@ -139,7 +139,7 @@ def _score(file: Path, diagnoser: Diagnoser, method: Method, *, truth: Path | No
     from diagnosers.evaluate import evaluate, evaluation_set
     from diagnosers.render import print_scores, scores_json
     from diagnosers.tracefile import load
-    from diagnosers.truth import read_labels, resolve
+    from diagnosers.truth import read_labels, resolve, resolve_categories
 
     episodes = load(file, tasks=tasks, conditions=conditions, trace_ids=trace_ids)
     note_spooled(file)
@@ -147,11 +147,12 @@ def _score(file: Path, diagnoser: Diagnoser, method: Method, *, truth: Path | No
     methods: list[Diagnoser] = [diagnoser]
     if method != Method.text:
         methods.append(TextOnlyDiagnoser())
-    truths = resolve(episodes, read_labels(truth), source=str(truth)) if truth is not None else None
-    scores, _ = evaluate(episodes, methods, n_boot=bootstrap, seed=seed, truths=truths,
+    rows = read_labels(truth) if truth is not None else None
+    truths = resolve(episodes, rows, source=str(truth)) if rows is not None else None
+    categories = resolve_categories(episodes, rows, source=str(truth)) if rows is not None else None
+    scores, _ = evaluate(episodes, methods, n_boot=bootstrap, seed=seed, truths=truths, categories=categories,
                          min_confidence=min_confidence)
-    n_eval = (len(evaluation_set(episodes)) if truths is None else
-              sum(1 for ep in episodes if ep.success is False and truths.get(ep.trace_id) is not None))
+    n_eval = scores[0].n if scores else len(evaluation_set(episodes))
     extra: dict[str, Any] = {"file": str(file), "episodes": len(episodes), "evaluated": n_eval,
                              "truth": str(truth) if truth else "trace", "simulated": simulated}
     if json_out:

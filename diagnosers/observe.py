@@ -11,6 +11,7 @@ key naming conventions are ``diagnosers/key_style.py``.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -170,11 +171,17 @@ def exception_reading(s: StepRecord) -> vocabulary.Reading:
     for e in s.events:
         if e.get("name") == "exception":
             attrs = e.get("attributes") or {}
-            return vocabulary.read_exception_names([str(attrs.get(A.EXCEPTION_TYPE) or "")],
-                                                   str(attrs.get(A.EXCEPTION_MESSAGE) or "")[:2000])
+            return _read_exception(str(attrs.get(A.EXCEPTION_TYPE) or ""),
+                                   str(attrs.get(A.EXCEPTION_MESSAGE) or "")[:2000])
     if s.error_type and not s.error_type.isdigit():
-        return vocabulary.read_exception_names([s.error_type])
+        return _read_exception(s.error_type, "")
     return vocabulary.NOTHING
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_exception(name: str, message: str) -> vocabulary.Reading:
+    """An episode store repeats the same few exceptions: each (class, message) is read once."""
+    return vocabulary.read_exception_names([name], message)
 
 
 def _idempotent(a: dict[str, Any]) -> bool | None:

@@ -407,12 +407,16 @@ def _tool_partial(o: Observation, v: EpisodeView) -> Finding | None:
 def _tool_empty(o: Observation, v: EpisodeView) -> Finding | None:
     """An empty result where data was expected: ``{}`` or ``""`` (nothing at all), strong unless the
     same tool answers that way elsewhere; ``[]`` or ``null`` only when the same tool returned
-    data elsewhere in the episode (no hits and no return value are ordinary answers)."""
+    data elsewhere in the episode (no hits and no return value are ordinary answers), or, for
+    ``null``, when the tool is a read (its name's verb is a safe method: a read returns what it
+    read) and the agent answered on it without another call."""
     if not o.result_empty:
         return None
     ref = v.tool_reference(o)
     if o.result_null or v.is_empty_list(o):
         strong = ref is not None and ref.nonempty_results > 0
+        if not strong and o.result_null and ref is None and vocabulary.method_kind(o.tool_name) == "safe":
+            strong = v.effect(o).followed_by in ("answer", "end")
     else:
         strong = ref is None or ref.nonempty_results > 0
     return Finding("empty", "tool_result", 0.8 if strong else 0.3,

@@ -173,7 +173,10 @@ def test_diagnoses_are_the_same_with_message_content_captured_or_not(tmp_path: P
     from diagnosers.rules import RuleDiagnoser
 
     def verdicts(path: Path) -> dict[str | None, tuple[str, int | None, str]]:
-        return {d.task_id: (d.fault_type, d.step, d.evidence)
+        # A named root cause is compared with its evidence. An answer of none_found is compared
+        # without it: its evidence may mention what was weak on the way, a call slower than the
+        # others included, and the two runs are timed by real clocks.
+        return {d.task_id: (d.fault_type, d.step, d.evidence if d.fault_type != "none_found" else "")
                 for d in diagnose_episodes(RuleDiagnoser(), load(path))}
 
     monkeypatch.delenv(A.CAPTURE_CONTENT_ENV, raising=False)

@@ -101,7 +101,12 @@ def heldout_llm_failure(form: str, request: dict[str, Any], body: dict[str, Any]
         choice["finish_reason"] = "stop"
         return 200, body, "json"
     if form == "control_chars_in_digits":
-        msg["content"] = "".join("\x00" + ch if ch.isdigit() else ch for ch in msg.get("content") or "")
+        text = msg.get("content") or ""
+        # before every digit; in a text with none, before every tenth character (the label says
+        # the content was damaged, so it must be)
+        bite = any(ch.isdigit() for ch in text)
+        msg["content"] = "".join("\x00" + ch if (ch.isdigit() if bite else i % 10 == 9) else ch
+                                 for i, ch in enumerate(text))
         return 200, body, "json"
     if form == "refusal":
         choice["message"] = {"role": "assistant", "content": None,
