@@ -33,6 +33,10 @@ from agentchaos_otel.store.read.episodes import load_episodes
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
 
 Tracing = tuple[TracerProvider, InMemorySpanExporter]
+# Tests that look only at what the injector returns and logs trace to a provider of their own with
+# no processor: the process's global provider may carry processors left by earlier tests (an
+# in-process campaign sets it), which would otherwise number these spans as steps.
+UNTRACED = TracerProvider()
 
 ORDER = {"order_id": 12345, "reference": "ORD-0042", "placed_on": "2024-03-15", "total": 149.99,
          "customer": {"name": "Ada Lovelace", "customer_id": "CUST-007"},
@@ -216,7 +220,7 @@ def test_injector_failure_fails_open_on_an_unprintable_result(memory_tracing: Tr
 
 def _episode_results(condition: str, seed: int, key: str,
                      calls: int = 200) -> tuple[list[Any], list[dict[str, Any]]]:
-    inj = ToolFaultInjector(condition, seed=seed, episode_key=key)
+    inj = ToolFaultInjector(condition, seed=seed, episode_key=key, tracer_provider=UNTRACED)
     tool = inj.wrap(get_order)
     return [tool(order_id=i) for i in range(calls)], inj.fault_log
 
@@ -233,8 +237,8 @@ def test_equal_seeds_give_identical_fault_logs_and_results(condition: str) -> No
 def test_rate_one_faults_every_call_and_rate_zero_none() -> None:
     results, log = _episode_results("independent", 0, "x")
     assert 0 < len(log) < 200
-    always = ToolFaultInjector("independent", rate=1.0)
-    never = ToolFaultInjector("independent", rate=0.0)
+    always = ToolFaultInjector("independent", rate=1.0, tracer_provider=UNTRACED)
+    never = ToolFaultInjector("independent", rate=0.0, tracer_provider=UNTRACED)
     for i in range(20):
         always.wrap_function(get_order)(order_id=i)
         never.wrap_function(get_order)(order_id=i)
@@ -266,7 +270,7 @@ def test_once_condition_faults_one_early_call_and_shows_the_rest_unchanged(memor
 def test_once_condition_comes_from_the_episode(memory_tracing: Tracing) -> None:
     provider, _ = memory_tracing
     with episode("t", plan="once_truncated", seed=4, tracer_provider=provider) as ep:
-        inj = ToolFaultInjector()
+        inj = ToolFaultInjector(tracer_provider=provider)
         assert (inj.condition, ep.condition) == ("once_truncated", "once_truncated")
         tool = inj.wrap(get_order)
         for i in range(6):
@@ -444,7 +448,7 @@ def test_concurrent_episodes_keep_their_own_injector_and_schedule(memory_tracing
 
 
 def test_threads_sharing_one_injector_get_distinct_steps() -> None:
-    inj = ToolFaultInjector("independent", rate=0.5, seed=1)
+    inj = ToolFaultInjector("independent", rate=0.5, seed=1, tracer_provider=UNTRACED)
     tool = inj.wrap(get_order)
     threads = [threading.Thread(target=lambda: [tool(order_id=k) for k in range(50)]) for _ in range(4)]
     for t in threads:
@@ -461,7 +465,7 @@ def test_faults_never_touch_the_tools_internal_state(kind: str) -> None:
     bot = TradingBot()
     bot._load_scenario({"authenticated": True, "watch_list": ["NVDA", "AAPL", "GOOG", "MSFT"]})
     before = list(bot.watch_list)
-    inj = ToolFaultInjector("independent", rate=1.0, kinds=(kind,))
+    inj = ToolFaultInjector("independent", rate=1.0, kinds=(kind,), tracer_provider=UNTRACED)
     shown = inj.wrap(bot).get_watchlist()  # BFCL hands out its own list object
     assert shown != {"watchlist": before}
     assert bot.watch_list == before
