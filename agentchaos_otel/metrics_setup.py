@@ -41,7 +41,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel import settings
+from agentchaos_otel import extras, settings
 from agentchaos_otel.trace import metrics as instruments
 from agentchaos_otel.trace.kinds import AGENT, span_role
 
@@ -150,12 +150,13 @@ class PrometheusEndpoint:
     """A loopback ``/metrics`` endpoint for one SDK reader, and the record of its scrapes."""
 
     def __init__(self, port: int, host: str = "127.0.0.1", *, clock: Callable[[], float] = time.monotonic) -> None:
-        from opentelemetry.exporter.prometheus import PrometheusMetricReader
+        reader = extras.require("opentelemetry.exporter.prometheus", "a Prometheus endpoint")
+        extras.require("prometheus_client", "a Prometheus endpoint")
         from prometheus_client import CollectorRegistry
         from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
         inner = CollectorRegistry(auto_describe=False)
-        self.reader = PrometheusMetricReader(registry=inner,
+        self.reader = reader.PrometheusMetricReader(registry=inner,
                                              resource_attribute_filter=SERIES_RESOURCE_LABELS.__contains__)
         self.collector = ZeroFirstCollector(inner)
         outer = CollectorRegistry(auto_describe=False)

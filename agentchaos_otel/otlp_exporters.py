@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
 
+from agentchaos_otel import extras
+
 GRPC = "grpc"
 HTTP_PROTOBUF = "http/protobuf"
 HTTP_JSON = "http/json"
@@ -116,8 +118,7 @@ def _kwargs(signal: str, protocol: str, endpoint: str | None, headers: Mapping[s
     kwargs: dict[str, Any] = {}
     comp = _compression(signal, compression)
     if protocol == GRPC:
-        import grpc
-
+        grpc = extras.require("grpc", "OTLP over gRPC")
         if comp is not None:
             kwargs["compression"] = {"none": grpc.Compression.NoCompression, "gzip": grpc.Compression.Gzip,
                                      "deflate": grpc.Compression.Deflate}[comp]
@@ -149,9 +150,8 @@ def span_exporter_from_env(*, endpoint: str | None = None, protocol: str | None 
     proto = resolve_protocol("traces", protocol)
     kwargs = _kwargs("traces", proto, endpoint, headers, timeout, compression)
     if proto == GRPC:
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
-
-        return GrpcExporter(**kwargs)
+        grpc_traces = extras.require("opentelemetry.exporter.otlp.proto.grpc.trace_exporter", "OTLP over gRPC")
+        return grpc_traces.OTLPSpanExporter(**kwargs)
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
 
     return HttpExporter(**kwargs)
@@ -164,9 +164,8 @@ def metric_exporter_from_env(*, endpoint: str | None = None, protocol: str | Non
     proto = resolve_protocol("metrics", protocol)
     kwargs = _kwargs("metrics", proto, endpoint, headers, timeout, compression)
     if proto == GRPC:
-        from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter as GrpcMetrics
-
-        return GrpcMetrics(**kwargs)
+        grpc_metrics = extras.require("opentelemetry.exporter.otlp.proto.grpc.metric_exporter", "OTLP over gRPC")
+        return grpc_metrics.OTLPMetricExporter(**kwargs)
     from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter as HttpMetrics
 
     return HttpMetrics(**kwargs)

@@ -20,7 +20,7 @@ from typing import Any
 import typer
 from typer._click import exceptions as click_exc  # typer vendors click; its parse errors live here
 
-from agentchaos_otel import settings
+from agentchaos_otel import extras, settings
 from agentchaos_otel.errors import FAILURE, USAGE, UserError
 from agentchaos_otel.terminal import printable
 
@@ -41,6 +41,9 @@ def echo_error(message: object) -> None:
 
 
 def _line_and_code(exc: BaseException) -> tuple[str, int]:
+    missing = extras.missing_line(exc, "this command")
+    if missing is not None:  # an optional dependency: which extra brings it
+        return missing, FAILURE
     if isinstance(exc, UserError):
         return str(exc) or type(exc).__name__, exc.code
     if isinstance(exc, (ValueError, OSError)):
