@@ -2,7 +2,8 @@
 
 Run: ``python -m benchmarks.bench_overhead_sdk [--quick] [--calls 200] [--rounds 5]``
 
-Three stacks under the same ``openai`` client code, against the same loopback SIMULATED model:
+Three stacks under the same ``openai`` client code, against the same loopback SIMULATED model (in
+another process, so its work does not take the client's interpreter lock):
 
 - plain: the SDK on a bare ``httpx2`` client;
 - OTel: the same with OpenTelemetry's httpx instrumentation (``HTTPX2ClientInstrumentor``);
@@ -12,16 +13,14 @@ Three stacks under the same ``openai`` client code, against the same loopback SI
 Both traced stacks hand their spans to a batch processor whose exporter drops them, so span
 creation and annotation are compared, not storage (the exporter has its own benchmark). Ours runs
 inside episodes of 20 calls each, as an agent's calls do. Stacks are interleaved round by round
-so machine load hits them alike; each figure is the median per-call wall clock over all rounds.
-Target: ours / OTel <= 1.2 in every mode.
+so machine load hits them alike; each figure is the median (p50) per-call wall clock over all rounds,
+with the p99 beside it. Target: ours / OTel <= 1.2 in every mode.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import random
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -34,21 +33,13 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 
 from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
-from agentchaos_otel.sim.policy import Turn
-from agentchaos_otel.sim.server import SimulatedModelServer
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
+from benchmarks.bench_overhead import _pct, loopback_model
 
 TARGET = 1.2
 EPISODE_CALLS = 20
 MODES = ("sync", "async", "stream")
 STACKS = ("plain httpx", "OTel httpx instrumentation", "ours, trace-only")
-
-
-class _Answer:
-    name = "sim-bench"
-
-    def respond(self, request: dict[str, Any], rng: random.Random) -> Turn:
-        return Turn(content="The answer is 42, as simulated, in a few more words than one.")
 
 
 class _Discard(SpanExporter):
@@ -132,15 +123,15 @@ async def _time_async(client: openai.AsyncOpenAI, stack: str, ours: TracerProvid
     return out
 
 
-def measure(calls: int, rounds: int) -> dict[str, dict[str, float]]:
-    """Median seconds per call, by mode and stack."""
+def measure(calls: int, rounds: int) -> dict[str, dict[str, tuple[float, float]]]:
+    """(p50, p99) seconds per call, by mode and stack."""
     samples: dict[str, dict[str, list[float]]] = {m: {s: [] for s in STACKS} for m in MODES}
     otel, ours = _providers()
-    with SimulatedModelServer(_Answer(), seed=0) as server:
-        sync = _sync_clients(server.base_url, otel, ours)
+    with loopback_model() as base_url:
+        sync = _sync_clients(base_url, otel, ours)
         loop = asyncio.new_event_loop()
         try:
-            aclients = _async_clients(server.base_url, otel, ours)
+            aclients = _async_clients(base_url, otel, ours)
             runs: dict[str, Callable[[str, int], list[float]]] = {
                 "sync": lambda s, n: _time_sync(sync[s], s, ours, n, False),
                 "async": lambda s, n: loop.run_until_complete(_time_async(aclients[s], s, ours, n)),
@@ -161,22 +152,24 @@ def measure(calls: int, rounds: int) -> dict[str, dict[str, float]]:
             c.close()
     otel.shutdown()
     ours.shutdown()
-    return {m: {s: statistics.median(v) for s, v in by.items()} for m, by in samples.items()}
+    return {m: {s: (_pct(v, 0.5), _pct(v, 0.99)) for s, v in by.items()} for m, by in samples.items()}
 
 
 def run(quick: bool = False, calls: int | None = None, rounds: int | None = None) -> list[dict[str, Any]]:
     calls = calls or (60 if quick else 200)
     rounds = rounds or (2 if quick else 5)
-    med = measure(calls, rounds)
+    figures = measure(calls, rounds)
     rows = []
     for mode in MODES:
-        plain, otel, ours = (med[mode][s] for s in STACKS)
+        (plain, plain99), (otel, otel99), (ours, ours99) = (figures[mode][s] for s in STACKS)
         rows.append({"figure": f"per-call time, {mode}, ours trace-only vs OTel httpx alone",
                      "value": round(ours * 1e6), "unit": "µs", "baseline": "OTel httpx instrumentation alone, same run",
                      "baseline_value": round(otel * 1e6), "ratio": round(ours / otel, 3),
                      "target": f"<= {TARGET}x", "holds": ours / otel <= TARGET, "simulated": True,
                      "plain_us": round(plain * 1e6), "added_vs_plain_us": round((ours - plain) * 1e6),
-                     "otel_added_vs_plain_us": round((otel - plain) * 1e6), "calls": calls * rounds})
+                     "otel_added_vs_plain_us": round((otel - plain) * 1e6), "calls": calls * rounds,
+                     "p99_us": {"plain": round(plain99 * 1e6), "otel": round(otel99 * 1e6),
+                                "ours": round(ours99 * 1e6)}})
         rows.append({"figure": f"per-call time, {mode}, ours trace-only vs plain httpx",
                      "value": round(ours * 1e6), "unit": "µs", "baseline": "plain httpx (openai SDK), same run",
                      "baseline_value": round(plain * 1e6), "ratio": round(ours / plain, 3),
@@ -190,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--calls", type=int, default=None, help="calls per stack per mode per round")
     ap.add_argument("--rounds", type=int, default=None)
     args = ap.parse_args(argv)
-    print("SIMULATED loopback model; median per-call wall clock through the openai SDK")
+    print("SIMULATED loopback model; p50 per-call wall clock through the openai SDK")
     for r in run(args.quick, args.calls, args.rounds):
         holds = "" if r["holds"] is None else f"  target {r['target']}: {'holds' if r['holds'] else 'MISSED'}"
         print(f"{r['figure']}: {r['value']} µs vs {r['baseline_value']} µs ({r['baseline']}) = {r['ratio']}x{holds}")
