@@ -22,9 +22,11 @@ Prometheus has collected the final values (:meth:`PrometheusEndpoint.linger`). `
 from __future__ import annotations
 
 import copy
+import inspect
 import itertools
 import logging
 import os
+import re
 import statistics
 import threading
 import time
@@ -54,6 +56,7 @@ MAX_DEFAULT_WAIT_S = 60.0
 SINGLE_SCRAPE_WAIT_S = 15.0
 # Resource attributes copied onto every series as labels (dashboard variable `service`).
 SERIES_RESOURCE_LABELS = frozenset({A.SERVICE_NAME})
+_TARGET_INFO = "target"  # the family prometheus_client names target_info, holding the resource
 
 _prometheus_lock = threading.Lock()
 _prometheus: dict[str, Any] = {}  # the one endpoint configure() serves in this process
@@ -86,21 +89,51 @@ def _series_key(family: Any, sample: Any) -> tuple[str, tuple[tuple[str, str], .
     return family.name, tuple(sorted((k, v) for k, v in sample.labels.items() if k != "le"))
 
 
+def _label_name(attribute: str) -> str:
+    """A resource attribute's name as a Prometheus label (``service.name`` -> ``service_name``)."""
+    return re.sub(r"[^a-zA-Z0-9_]", "_", attribute)
+
+
 class ZeroFirstCollector:
     """The SDK reader's families as Prometheus scrapes them, each new counter or histogram series
-    shown at zero the first time it appears; ``zeroed`` is how many the last collection zeroed."""
+    shown at zero the first time it appears; ``zeroed`` is how many the last collection zeroed.
 
-    def __init__(self, inner: Any) -> None:
+    ``resource_labels``: resource attributes to copy from ``target_info`` onto every series, for
+    exporter releases whose reader cannot do it (``resource_attribute_filter`` came with 0.66b0;
+    OpenTelemetry 1.44, which google-adk requires, has 0.65b0).
+    """
+
+    def __init__(self, inner: Any, resource_labels: frozenset[str] = frozenset()) -> None:
         self._inner = inner  # a prometheus_client registry holding the SDK reader's collector
         self._seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+        self._resource_labels = frozenset(_label_name(a) for a in resource_labels)
         self.zeroed = 0
 
     def describe(self) -> list[Any]:
         return []  # registering must not count as a scrape
 
+    def _with_resource_labels(self, families: list[Any]) -> list[Any]:
+        labels: dict[str, str] = {}
+        for family in families:
+            if family.name == _TARGET_INFO:
+                for sample in family.samples:
+                    labels.update((k, v) for k, v in sample.labels.items() if k in self._resource_labels)
+        if not labels:
+            return families
+        out = []
+        for family in families:
+            if family.name != _TARGET_INFO:
+                family = copy.copy(family)
+                family.samples = [s._replace(labels={**labels, **s.labels}) for s in family.samples]
+            out.append(family)
+        return out
+
     def collect(self) -> Iterator[Any]:
         zeroed = 0
-        for family in self._inner.collect():
+        families = list(self._inner.collect())
+        if self._resource_labels:
+            families = self._with_resource_labels(families)
+        for family in families:
             if family.type not in ("counter", "histogram"):
                 yield family
                 continue
@@ -156,9 +189,13 @@ class PrometheusEndpoint:
         from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
         inner = CollectorRegistry(auto_describe=False)
-        self.reader = reader.PrometheusMetricReader(registry=inner,
-                                             resource_attribute_filter=SERIES_RESOURCE_LABELS.__contains__)
-        self.collector = ZeroFirstCollector(inner)
+        if "resource_attribute_filter" in inspect.signature(reader.PrometheusMetricReader).parameters:
+            self.reader = reader.PrometheusMetricReader(registry=inner,
+                                                        resource_attribute_filter=SERIES_RESOURCE_LABELS.__contains__)
+            self.collector = ZeroFirstCollector(inner)
+        else:  # an older exporter: the series get the resource labels from target_info here
+            self.reader = reader.PrometheusMetricReader(registry=inner)
+            self.collector = ZeroFirstCollector(inner, resource_labels=SERIES_RESOURCE_LABELS)
         outer = CollectorRegistry(auto_describe=False)
         outer.register(self.collector)
         self._clock = clock
