@@ -12,7 +12,9 @@ Each step is timed.
     python tests/support/frameworks.py langgraph litellm  # some (the venvs that hold them)
     python tests/support/frameworks.py --reuse ...        # keep venvs that exist
 
-``AGENTCHAOS_CONSTRAINTS=<file>`` adds ``-c <file>`` to every install. Exit status: non-zero
+Every install takes ``-c constraints.txt`` (the versions CI uses: the current release of each
+framework, docs/install.md); ``AGENTCHAOS_CONSTRAINTS=<file>`` names another file, and an empty
+value installs without constraints (pip picks the newest that resolve). Exit status: non-zero
 when a build or a slice failed. Nothing here is imported by the tests.
 """
 
@@ -59,7 +61,7 @@ def build(env: str, venv: Path, reuse: bool) -> tuple[int, float]:
         return 0, 0.0
     rc = _run([sys.executable, "-m", "venv", "--clear", str(venv)])
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
-    constraints = os.environ.get("AGENTCHAOS_CONSTRAINTS")
+    constraints = os.environ.get("AGENTCHAOS_CONSTRAINTS", str(ROOT / "constraints.txt"))
     extra = ["-c", constraints] if constraints else []
     rc = rc or _run([*pip, "--upgrade", "pip"])
     rc = rc or _run([*pip, *extra, "-e", str(ROOT), *requirements(env), *TEST_DEPS])
