@@ -1,12 +1,13 @@
-"""Build the framework matrix's virtualenvs and run each one's slice of the matrix.
+"""Build the framework matrix's virtualenv and run the matrix in it.
 
-The frameworks cannot share the project's dev env (their pins differ), and not all of them one
-env: beside the others pip falls back to an older Google ADK. So ``ENVIRONMENTS`` groups them:
-the frameworks that resolve together to the same versions as alone share one venv, the rest get
-their own. Each venv lives under ``--root`` (default ``/tmp/agentchaos-fw``) with the project
-installed editable beside its frameworks' requirements (``REQUIREMENTS``), then runs
-``pytest -m frameworks tests/frameworks`` with ``AGENTCHAOS_FRAMEWORK`` naming its frameworks.
-Each step is timed.
+The frameworks do not go in the project's dev env, but they share one venv of their own: with
+``constraints.txt`` (one resolution of the project beside the current release of every
+framework) all five install together. ``ENVIRONMENTS`` says which frameworks go in which venv,
+should a release ever force them apart (the frameworks in one venv must resolve there to the
+versions each gets alone). Each venv lives under ``--root`` (default ``/tmp/agentchaos-fw``)
+with the project installed editable beside its frameworks' requirements (``REQUIREMENTS``), then
+runs ``pytest -m frameworks tests/frameworks`` with ``AGENTCHAOS_FRAMEWORK`` naming its
+frameworks. Each step is timed.
 
     python tests/support/frameworks.py                    # every framework
     python tests/support/frameworks.py langgraph litellm  # some (the venvs that hold them)
@@ -39,8 +40,7 @@ REQUIREMENTS: dict[str, tuple[str, ...]] = {
 TEST_DEPS = ("pytest", "pytest-asyncio")
 # Which frameworks share a venv (see the module docstring and docs/frameworks.md).
 ENVIRONMENTS: dict[str, tuple[str, ...]] = {
-    "agents": ("openai-agents", "pydantic-ai", "langgraph", "litellm"),
-    "google-adk": ("google-adk",),
+    "all": ("openai-agents", "pydantic-ai", "langgraph", "litellm", "google-adk"),
 }
 assert sorted(f for fs in ENVIRONMENTS.values() for f in fs) == sorted(REQUIREMENTS)
 
