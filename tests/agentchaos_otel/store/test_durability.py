@@ -141,9 +141,12 @@ def test_disk_full_holds_spans_in_memory_and_says_so_once(tmp_path: Path) -> Non
     assert {t: final["stored"].get(t, 0) for t in produced} == produced  # zero loss across the full disk
     held = [m for m in final["log"] if "holding spans in memory" in m]
     written = [m for m in final["log"] if "held in memory written to the" in m]
-    # Said once per outage, not per batch: how many outages the full disk makes depends on when
-    # the batch processor's timer fires on this machine, but each is opened and closed by one line.
-    assert held and len(held) == len(written), final["log"]
+    spooling = [m for m in final["log"] if "spooling spans to" in m]
+    # Said, and said once, not per batch. Where the spans waited depends on the machine's timing
+    # (a failed insert can free enough for the small spool append; else they wait in memory), and
+    # so does how many memory outages the batch timer makes: each is opened and closed by one
+    # line, and the spool says so once per period (exporter.SpoolNotice).
+    assert (held or spooling) and len(held) == len(written) and len(spooling) <= 1, final["log"]
     assert not any("could not load spool" in m for m in final["log"])
     assert not final["spool"]
 
