@@ -18,8 +18,9 @@ the project brings its own:
 Which distro and configurator ``opentelemetry-instrument`` picks when several are installed is
 the order in which Python lists installed packages, which is the file system's. The launcher
 imports every ``opentelemetry_environment_variables`` entry point before it starts the program,
-and ``zero_code_launcher`` is ours: when the user asked for this project (an ``AGENTCHAOS_*``
-variable, or our exporter in ``OTEL_TRACES_EXPORTER``) and chose no distro or configurator, it
+and ``zero_code_launcher`` is ours: when the user asked for this project (a variable that asks
+for injection or the store, ``settings.asks_for_us``, or our exporter in ``OTEL_TRACES_EXPORTER``)
+and chose no distro or configurator, it
 names ours in ``OTEL_PYTHON_DISTRO`` / ``OTEL_PYTHON_CONFIGURATOR``, so the same line behaves
 the same whether or not ``opentelemetry-distro`` is installed.
 """
