@@ -170,15 +170,15 @@ def test_bad_files_fail_in_one_line_and_store_nothing(tmp_path: Path, capsys: py
     assert "odd.json" in err and "unrecognised record" in err and "\n" not in err
 
 
-def test_readme_import_line_runs_on_the_shipped_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_the_documented_import_line_runs_on_the_shipped_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     import shlex
 
     root = REPO
-    line = next(ln for ln in (root / "README.md").read_text().splitlines()
+    line = next(ln for ln in (root / "docs" / "backends.md").read_text().splitlines()
                 if ln.startswith("agentchaos traces import "))
     argv = shlex.split(line)[1:]
-    monkeypatch.chdir(root)  # the README's paths are relative to the repository
+    monkeypatch.chdir(root)  # the page's paths are relative to the repository
     argv[argv.index("--db") + 1] = str(tmp_path / "imported.duckdb")
     assert run_app(app, "agentchaos", argv) == 0
     capsys.readouterr()
