@@ -300,8 +300,10 @@ def content_signals(content: str | None) -> dict[str, Any]:
         A.RESPONSE_CONTENT_BLANK: bool(text) and not text.strip(),
     }
     reading = read_reply(text, parsed, is_json_text) if text.strip() else vocabulary.NOTHING
+    # Written on every reply, "" when it is not an error report: a span without it was recorded
+    # before replies were read with the vocabulary, and is read from its error markers instead.
+    out[A.RESPONSE_CONTENT_FAILURE] = reading.meaning if reading.found else ""
     if reading.found:
-        out[A.RESPONSE_CONTENT_FAILURE] = reading.meaning
         out[A.RESPONSE_CONTENT_FAILURE_EVIDENCE] = evidence_of(reading)
     return out
 

@@ -184,6 +184,23 @@ def _read_exception(name: str, message: str) -> vocabulary.Reading:
     return vocabulary.read_exception_names([name], message)
 
 
+# The error forms the span-time markers named before replies were read with the vocabulary, and
+# what each said; forms that also occur in ordinary prose (a word anywhere near the start) are
+# not among them.
+_LEGACY_FORMS = ("html_page", "http_status", "provider_json", "bracket_tag", "error_word")
+_LEGACY_MEANINGS = (("filtered", "content_filter"), ("rate_limit", "rate_limit"), ("timeout", "timeout"))
+
+
+def legacy_reply_reading(markers: tuple[str, ...]) -> tuple[str, str]:
+    """What a reply recorded by an earlier version (error markers, no meaning) reports: an error
+    report when one of its markers is an error form, of the meaning a marker names, else ``error``."""
+    forms = [m for m in markers if m in _LEGACY_FORMS]
+    if not forms:
+        return "", ""
+    meaning = next((m for marker, m in _LEGACY_MEANINGS if marker in markers), "error")
+    return meaning, f"{forms[0]} (error markers of an earlier recording)"
+
+
 def _idempotent(a: dict[str, Any]) -> bool | None:
     """Whether the tool says repeating a call is harmless: MCP ``idempotentHint`` /
     ``readOnlyHint`` / ``destructiveHint``, or the idempotency guard's declaration."""
@@ -235,13 +252,20 @@ def observe_step(s: StepRecord, index: int) -> Observation:
     gap = get(A.RESPONSE_MAX_CHUNK_GAP_MS)
     response_format = get(A.REQUEST_RESPONSE_FORMAT)
     error_code = get(A.RESPONSE_ERROR_CODE)
+    markers = _strs(get(A.RESPONSE_ERROR_MARKERS)) or _strs(get(A.RESPONSE_ERROR_MARKER))
+    content_failure = get(A.RESPONSE_CONTENT_FAILURE)
+    if content_failure is None:  # recorded before replies were read with the vocabulary
+        content_failure, content_evidence = legacy_reply_reading(markers)
+    else:
+        content_failure = str(content_failure)
+        content_evidence = str(get(A.RESPONSE_CONTENT_FAILURE_EVIDENCE) or "")
     return Observation(
         index=index, step=s.step, span_id=s.span_id, kind=s.kind, name=s.name, duration_ms=s.duration_ms,
         status_error=status_error, error_type=error_type, http_status=http_status,
         finish_reasons=tuple(f.lower() for f in _first_strs(a, foreign.FINISH_REASONS)),
         content_length=_int(get(A.RESPONSE_CONTENT_LENGTH)),
         content_blank=bool(get(A.RESPONSE_CONTENT_BLANK, False)),
-        markers=_strs(get(A.RESPONSE_ERROR_MARKERS)) or _strs(get(A.RESPONSE_ERROR_MARKER)),
+        markers=markers,
         unicode_anomaly=_float(get(A.RESPONSE_UNICODE_ANOMALY)),
         mojibake=_float(get(A.RESPONSE_MOJIBAKE)),
         content_is_json=bool(get(A.RESPONSE_IS_JSON, False)),
@@ -275,8 +299,8 @@ def observe_step(s: StepRecord, index: int) -> Observation:
         max_chunk_gap_ms=_float(gap) if isinstance(gap, int | float) else None,
         failure=str(get(A.RESPONSE_FAILURE) or ""),
         failure_evidence=str(get(A.RESPONSE_FAILURE_EVIDENCE) or ""),
-        content_failure=str(get(A.RESPONSE_CONTENT_FAILURE) or ""),
-        content_failure_evidence=str(get(A.RESPONSE_CONTENT_FAILURE_EVIDENCE) or ""),
+        content_failure=content_failure,
+        content_failure_evidence=content_evidence,
         args_cut_values=_int(get(A.RESPONSE_TOOL_ARGS_CUT_VALUES)),
         args_short_cut_values=_int(get(A.RESPONSE_TOOL_ARGS_SHORT_CUT_VALUES)),
         request_messages=_int(get(A.REQUEST_MESSAGE_COUNT)),

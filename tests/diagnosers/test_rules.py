@@ -354,3 +354,22 @@ def test_null_result_of_an_action_tool_is_not_an_empty_result() -> None:
 def test_short_upper_case_acronyms_are_not_a_rename() -> None:
     assert diagnose(_tools_then({"city": "Oslo", "MA(20)": 1.5, "ID": 3, "data_source": "sim"}
                                 )).fault_type == NONE_FOUND
+
+
+def _as_recorded_before_the_vocabulary(step: StepRecord) -> StepRecord:
+    for key in (A.RESPONSE_CONTENT_FAILURE, A.RESPONSE_CONTENT_FAILURE_EVIDENCE):
+        step.attributes.pop(key, None)
+    return step
+
+
+def test_replies_recorded_before_the_vocabulary_are_read_from_their_error_markers() -> None:
+    """A store written by an earlier version has error markers and no meaning on its replies: an
+    error form among the markers still makes the reply an error report; a word alone does not."""
+    report = llm_record(2, content="[API ERROR] HTTP 500: Internal Server Error.")
+    assert report.attributes[A.RESPONSE_CONTENT_FAILURE] == "error"
+    old = diagnose(healthy_prefix() + [_as_recorded_before_the_vocabulary(report)])
+    assert (old.fault_type, old.step) == ("error", 2) and "earlier recording" in old.evidence
+    prose = llm_record(2, content="Rate limits apply to this API; Oslo is 4.5 C with rain.")
+    assert prose.attributes[A.RESPONSE_CONTENT_FAILURE] == ""  # written on every reply, "" when none
+    assert diagnose(healthy_prefix() + [prose]).fault_type == NONE_FOUND
+    assert diagnose(healthy_prefix() + [_as_recorded_before_the_vocabulary(prose)]).fault_type == NONE_FOUND
