@@ -29,7 +29,8 @@ BENCHMARKS: tuple[tuple[str, str, str], ...] = (
     ("export", "benchmarks.bench_export", "DuckDB exporter vs a JSON-lines dump of the same spans"),
     ("receiver", "benchmarks.bench_receiver", "OTLP receiver spans/s with 1, 4 and 20 senders"),
     ("analysis", "benchmarks.bench_analysis", "diagnose / features / report at growing episode counts"),
-    ("overhead", "benchmarks.bench_overhead", "per-call overhead through the openai SDK: sync, async, stream"),
+    ("overhead", "benchmarks.bench_overhead", "trace-only per-call overhead against plain httpx and OTel's httpx "
+     "instrumentation: raw httpx2 sync and async (p50/p99), then through the openai SDK: sync, async, stream"),
     ("ray", "benchmarks.bench_ray", "Ray campaign speed-up, 1 vs 2 workers"),
     ("import", "benchmarks.bench_import", "traces import peak memory on a 1 MB .gz (125 MB of JSON Lines)"),
     ("mcp", "benchmarks.bench_mcp", "per-call cost of a traced MCP tool call vs the same call untraced"),

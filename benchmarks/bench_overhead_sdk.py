@@ -156,8 +156,8 @@ def measure(calls: int, rounds: int) -> dict[str, dict[str, tuple[float, float]]
 
 
 def run(quick: bool = False, calls: int | None = None, rounds: int | None = None) -> list[dict[str, Any]]:
-    calls = calls or (60 if quick else 200)
-    rounds = rounds or (2 if quick else 5)
+    calls = calls or (30 if quick else 50)  # short alternating blocks: load drift falls on every stack
+    rounds = rounds or (4 if quick else 20)
     figures = measure(calls, rounds)
     rows = []
     for mode in MODES:
