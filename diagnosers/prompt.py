@@ -10,11 +10,11 @@ anomalous ones are what a diagnosis needs; the first and last steps are always k
 from __future__ import annotations
 
 from diagnosers.observe import Observation
-from diagnosers.rules import args_slip
+from diagnosers.rules import args_emptied, args_slip
 from diagnosers.taxonomy import FAULT_TYPES, NONE_FOUND, TARGETS
 from diagnosers.view import EpisodeView
 
-PROMPT_VERSION = "diagnose-v2"
+PROMPT_VERSION = "diagnose-v3"
 CHARS_PER_TOKEN = 4
 
 SYSTEM_PROMPT = f"""You diagnose why an LLM agent episode failed. You get one line per step
@@ -26,11 +26,14 @@ Name the single root cause: a fault type and the step where it happened, followi
 - A failure that reports a meaning takes that label: rate_limit, timeout, connection, auth,
   not_found, invalid_request, content_filter; a tool failure that says no more is error. The model
   API's HTTP status: 429 rate_limit, 401/403 auth, 404 not_found, 400/422 invalid_request, 408/504
-  timeout, other 5xx http_error. An error object delivered as the reply content is schema.
+  timeout, other 5xx http_error. A status written in a delivered reply's text takes the same
+  meaning, except that a 5xx there is error. A JSON error or policy object delivered as the reply
+  content is schema. Tool-call arguments emptied to {{}} (args_emptied) are error on tool_calls.
 - A fault marked absorbed (a retry of the same call succeeded) is not the root cause, unless the
   line says the call was not idempotent and was repeated (it took effect twice).
-- The model's own slips (marked slip: wrong or missing parameters, arguments that are not JSON, an
-  unknown tool, prose where JSON was asked) are not faults; neither is a tool refusing such a call.
+- The model's own slips (marked slip: a parameter wrong or left out of a call it otherwise made,
+  arguments that are not JSON, an unknown tool, prose where JSON was asked) are not faults;
+  neither is a tool refusing such a call.
 - Weak signs alone (keys missing compared with other results, a value nowhere in the conversation,
   a slow call the agent went on from) do not name a root cause.
 - When two faults changed the trajectory, the first is the root cause. A successful episode has
@@ -103,7 +106,9 @@ def step_line(o: Observation, median_ms: float, view: EpisodeView | None = None)
                 parts.append(f"args_cut_short={o.args_cut_values}")
             if o.args_ungrounded:
                 parts.append(f"args_unmentioned={o.args_ungrounded}/{o.args_strings}")
-            if args_slip(o):
+            if args_emptied(o):
+                parts.append("args_emptied")
+            elif args_slip(o):
                 parts.append("slip")
         if o.response_id:
             parts.append(f"resp_id={o.response_id[-8:]}")

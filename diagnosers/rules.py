@@ -257,10 +257,21 @@ def _corrupt_text(o: Observation, v: EpisodeView) -> Finding | None:
     return None
 
 
+def args_emptied(o: Observation) -> bool:
+    """Tool-call arguments emptied to ``{}`` (or to nothing) for a tool that requires parameters:
+    the model API's tool call came back with its arguments gone (docs/taxonomy.md, "Format slips"),
+    which is not the model leaving one parameter out of a call it otherwise made."""
+    return (bool(o.tool_call_count) and o.args_empty > 0 and o.args_schema_valid is False
+            and o.args_problem == "missing_required")
+
+
 def args_slip(o: Observation) -> str:
     """The model's own slip in its tool call (docs/taxonomy.md), or '': arguments not JSON although
-    not cut, an unknown tool, a declared parameter missing, wrong or out of its enum."""
+    not cut, an unknown tool, a declared parameter missing, wrong or out of its enum (arguments
+    emptied altogether are not a slip: ``args_emptied``)."""
     if not o.tool_call_count or (o.args_cut_values or 0) > 0 or (o.args_short_cut_values or 0) > 0:
+        return ""
+    if args_emptied(o):
         return ""
     if o.args_valid is False and o.args_problem != "cut":
         return "arguments that are not valid JSON"
@@ -272,9 +283,11 @@ def args_slip(o: Observation) -> str:
 
 def _args(o: Observation, v: EpisodeView) -> Finding | None:
     """Tool-call arguments damaged on the way: cut part-way (open string or brackets, or values
-    the conversation holds only as the start of a longer word), garbled, or replaced by arguments
-    none of whose names the tool declares. A call the model got wrong by itself (``{}`` included:
-    every required parameter left out) is its slip, not a fault (``args_slip``)."""
+    the conversation holds only as the start of a longer word), garbled, replaced by arguments
+    none of whose names the tool declares (``schema``), or emptied to ``{}`` for a tool that
+    requires parameters (``error``, AgentChaos's ``tool_error``). A call the model got wrong by
+    itself (a declared parameter wrong or left out of a call it otherwise made) is its slip, not a
+    fault (``args_slip``)."""
     if not o.tool_call_count:
         return None
     if o.args_valid is False and o.args_problem == "cut":
@@ -293,6 +306,9 @@ def _args(o: Observation, v: EpisodeView) -> Finding | None:
     if o.args_schema_valid is False and o.args_problem == "no_declared_key":
         return Finding("schema", "tool_calls", 0.8, f"{_where(o)}: tool arguments name none of the "
                        "tool's declared parameters")
+    if args_emptied(o):
+        return Finding("error", "tool_calls", 0.8, f"{_where(o)}: tool-call arguments emptied to {{}} for a "
+                       "tool that requires parameters")
     return None
 
 

@@ -80,10 +80,6 @@ def test_the_models_own_slips_are_not_faults() -> None:
     bad_json = [llm_record(0, content=None, tool_calls=[("get_weather", '{"city": Oslo}')]),
                 llm_record(1, content="I could not do it.")]
     assert verdict(bad_json).fault_type == NONE_FOUND
-    nothing = [llm_record(0, content=None, tool_calls=[("get_weather", {})]),
-               tool_record(1, "get_weather", "TypeError: get_weather() missing 1 required positional argument"),
-               llm_record(2, content="Sorry.")]
-    assert verdict(nothing).fault_type == NONE_FOUND  # every parameter left out: still the model's call
     missing = [llm_record(0, content=None, tool_calls=[("get_weather", {"unit": "c"})]),
                tool_record(1, "get_weather", {"error": {"code": "INVALID_ARGUMENT", "message": "city is required"}},
                            args={"unit": "c"}),
@@ -100,6 +96,30 @@ def test_the_models_own_slips_are_not_faults() -> None:
     unknown = [llm_record(0, content=None, tool_calls=[("get_wether", {"city": "Oslo"})]),
                tool_record(1, "get_wether", "Error: tool 'get_wether' not found"), llm_record(2, content="Sorry.")]
     assert verdict(unknown).fault_type == NONE_FOUND
+
+
+def test_arguments_emptied_to_nothing_are_an_error_of_the_tool_calls_not_a_slip() -> None:
+    """docs/taxonomy.md: ``{}`` (or no arguments at all) for a tool that requires parameters is the
+    model API's tool call coming back emptied (AgentChaos's tool_error), not the model's slip; the
+    tool's refusal that follows is its effect, not a second root cause."""
+    refused = tool_record(1, "get_weather", "TypeError: get_weather() missing 1 required positional argument")
+    for emptied in ({}, ""):
+        steps = [llm_record(0, content=None, tool_calls=[("get_weather", emptied)]), refused,
+                 llm_record(2, content="Sorry.")]
+        d = verdict(steps)
+        assert (d.fault_type, d.target, d.step) == ("error", "tool_calls", 0), emptied
+        assert "emptied" in d.evidence
+    # A tool whose parameters are all optional may be called with {}: an ordinary call.
+    optional = [{"type": "function", "function": {"name": "list_files", "parameters": {
+        "type": "object", "properties": {"path": {"type": "string"}}}}}]
+    steps = [llm_record(0, content=None, tool_calls=[("list_files", {})], request_tools=optional),
+             tool_record(1, "list_files", {"files": ["a.txt"]}, args={}), llm_record(2, content="a.txt")]
+    assert verdict(steps).fault_type == NONE_FOUND
+    # Keeping one declared parameter and leaving the required one out is the model's slip.
+    partial = [llm_record(0, content=None, tool_calls=[("get_weather", {"unit": "c"})]), refused,
+               llm_record(2, content="Sorry.")]
+    d = verdict(partial)
+    assert d.fault_type == NONE_FOUND and "slip" in d.evidence
 
 
 def test_a_successful_episode_has_no_root_cause_whatever_it_met() -> None:
