@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from agentchaos_otel.records import EpisodeTrace, FaultLabel
 from diagnosers.base import Diagnosis, diagnose_episodes
+from diagnosers.injected import ground_truth
 from diagnosers.learned import NONE_LABEL, LearnedDiagnoser, fit_forest, training_rows
 from diagnosers.rules import RULES, Rule, RuleDiagnoser
 from diagnosers.taxonomy import FAULT_TYPES, NONE_FOUND, split_class_label
@@ -54,8 +55,8 @@ class _EpisodeDiagnoser(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
 
 
 def _root_type(episode: EpisodeTrace) -> str:
-    faults = episode.faults()
-    return faults[0].fault_type if faults else NONE_FOUND
+    root = ground_truth(episode)
+    return root.fault_type if root is not None else NONE_FOUND
 
 
 class RuleEstimator(_EpisodeDiagnoser):

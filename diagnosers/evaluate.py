@@ -1,18 +1,20 @@
 """Scoring diagnosers against ground truth, with bootstrap intervals.
 
-Definitions follow docs/design.md 6: over failed, fault-triggered episodes, the true fault is the first
-injected fault that changed what the agent saw (type and step); type accuracy compares the
+Definitions follow docs/design.md 6: over failed episodes with a root cause, the true fault is the first
+injected fault that changed what the agent saw and was not absorbed (an SDK retry or a repeated
+tool call that then answered: ``diagnosers.injected``, docs/taxonomy.md); type accuracy compares the
 predicted type, step accuracy the predicted step, joint both. Intervals resample episodes.
 Ground truth comes from the trace (``agentchaos.fault.*``) or from the user's label file
 (``diagnosers.truth``). Every episode has a category (docs/taxonomy.md): ``faulted_failure``,
 ``clean_success``, ``benign_success`` (succeeded although errors happened on the way) or
-``unfaulted_failure`` (failed with no fault of the API or tools), from the label file's
-``category`` column or, for injected corpora, from the outcome and whether a fault changed what
-the agent saw. False blame (a fault named where there is none) is reported per category; for
-successes also with the outcome hidden from the diagnoser, which shows what the evidence alone
-says (a diagnoser that knows an episode succeeded names no root cause). The reliability table
-(confidence bins of the raw verdicts vs accuracy) and the threshold sweep (accuracy, coverage
-and false blame at each abstention threshold) are what ``base.CONFIDENCE_MIN`` is chosen from.
+``unfaulted_failure`` (failed with no fault of the API or tools, or only with faults that were
+absorbed), from the label file's ``category`` column or, for injected corpora, from the outcome,
+whether a fault changed what the agent saw and whether one of them is a root cause. False
+blame (a fault named where there is none) is reported per category; for successes also with
+the outcome hidden from the diagnoser, which shows what the evidence alone says (a diagnoser
+that knows an episode succeeded names no root cause). The reliability table (confidence bins
+of the raw verdicts vs accuracy) and the threshold sweep (accuracy, coverage and false blame at
+each abstention threshold) are what ``base.CONFIDENCE_MIN`` is chosen from.
 """
 
 from __future__ import annotations
@@ -29,17 +31,12 @@ from agentchaos_otel.published import TRUNCATION_FOUND
 from agentchaos_otel.records import EpisodeTrace, FaultLabel
 from agentchaos_otel.stats import percentile_interval, resampled_means
 from diagnosers.base import CONFIDENCE_MIN, Diagnoser, Diagnosis, abstain, diagnose_episodes
+from diagnosers.injected import ground_truth
 from diagnosers.taxonomy import BENIGN_SUCCESS, CLEAN_SUCCESS, FAULTED, NONE_FOUND, UNFAULTED
 
 
-def ground_truth(episode: EpisodeTrace) -> FaultLabel | None:
-    """First changed fault of an unblinded episode."""
-    faults = episode.faults()
-    return min(faults, key=lambda f: f.step) if faults else None
-
-
 def evaluation_set(episodes: Sequence[EpisodeTrace]) -> list[EpisodeTrace]:
-    """Failed episodes in which at least one fault changed what the agent saw."""
+    """Failed episodes with a root cause: a fault that changed what the agent saw and was not absorbed."""
     return [ep for ep in episodes if ep.success is False and ground_truth(ep) is not None]
 
 

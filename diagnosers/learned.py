@@ -23,6 +23,7 @@ from agentchaos_otel.records import EpisodeTrace, FaultLabel
 from agentchaos_otel.stats import group_split
 from diagnosers.base import Diagnosis, none_found
 from diagnosers.features import FEATURE_NAMES, FEATURE_VERSION, episode_features
+from diagnosers.injected import root_faults
 from diagnosers.taxonomy import class_label, split_class_label
 from diagnosers.view import EpisodeView
 
@@ -39,10 +40,11 @@ class ModelFileError(ValueError):
 
 
 def step_labels(episode: EpisodeTrace, truth: FaultLabel | None | bool = False) -> list[str]:
-    """Per-step training labels from an unblinded episode's changed faults, or from the one
-    labelled root cause ``truth`` of a label file (None: a labelled clean episode)."""
+    """Per-step training labels from an unblinded episode's changed faults that were not absorbed
+    (``diagnosers.injected``), or from the one labelled root cause ``truth`` of a label file
+    (None: a labelled clean episode)."""
     if truth is False:
-        by_step = {f.step: class_label(f.fault_type, f.target) for f in episode.faults()}
+        by_step = {f.step: class_label(f.fault_type, f.target) for f in root_faults(episode)}
     elif isinstance(truth, FaultLabel):
         by_step = {truth.step: class_label(truth.fault_type, truth.target)}
     else:

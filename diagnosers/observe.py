@@ -201,7 +201,7 @@ def legacy_reply_reading(markers: tuple[str, ...]) -> tuple[str, str]:
     return meaning, f"{forms[0]} (error markers of an earlier recording)"
 
 
-def _idempotent(a: dict[str, Any]) -> bool | None:
+def declared_idempotent(a: dict[str, Any]) -> bool | None:
     """Whether the tool says repeating a call is harmless: MCP ``idempotentHint`` /
     ``readOnlyHint`` / ``destructiveHint``, or the idempotency guard's declaration."""
     if a.get(A.MCP_TOOL_READ_ONLY) is True or a.get(A.MCP_TOOL_IDEMPOTENT) is True:
@@ -234,7 +234,7 @@ def observe_step(s: StepRecord, index: int) -> Observation:
             result_failure=str(get(A.TOOL_RESULT_FAILURE) or ""),
             result_failure_evidence=str(get(A.TOOL_RESULT_FAILURE_EVIDENCE) or ""),
             exception_failure=exc.meaning, exception_evidence=f"{exc.form} {exc.evidence}".strip(),
-            idempotent=_idempotent(a), suppressed=bool(get(A.GUARD_SUPPRESSED, False)),
+            idempotent=declared_idempotent(a), suppressed=bool(get(A.GUARD_SUPPRESSED, False)),
             result_markers=(_strs(get(A.TOOL_RESULT_ERROR_MARKERS))
                             or _strs(get(A.TOOL_RESULT_ERROR_MARKER))),
             result_keys=_strs(keys) if keys is not None else None,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from agentchaos_otel import attributes as A
 from agentchaos_otel.records import FaultLabel
 from benchmarks.corpora import synthetic
-from benchmarks.corpora.synthetic import episode_of, fault_attrs, llm_record
+from benchmarks.corpora.synthetic import episode_of, fault_attrs, llm_record, tool_record
 from diagnosers.base import Diagnosis
 from diagnosers.baseline import TextOnlyDiagnoser
 from diagnosers.evaluate import evaluate, evaluation_set, ground_truth, score
@@ -51,6 +52,60 @@ def test_ground_truth_is_first_changed_fault_and_set_is_failed_triggered() -> No
     assert [e.trace_id for e in evaluation_set([ep, ok, untriggered])] == ["trace-1"]
 
 
+WEATHER = {"city": "Oslo", "unit": "c"}
+RESULT = {"city": "Oslo", "temperature": 4.5}
+
+
+def _retry(step: int, **kw: object) -> object:
+    """An LLM step sent with the same request body as the one before it (an SDK retry)."""
+    return llm_record(step, extra={A.REQUEST_DIGEST: "req-same"}, **kw)  # type: ignore[arg-type]
+
+
+def test_ground_truth_skips_faults_that_were_absorbed() -> None:
+    """docs/taxonomy.md, root cause by effect: the truth of an injected corpus is the first changed
+    fault that was not absorbed; a failure whose faults were all absorbed has none."""
+    sdk = [_retry(0, status_code=429, fault=fault_attrs("rate_limit", "http")), _retry(1, content="ok"),
+           llm_record(2, content="wrong answer")]
+    ep = episode_of(sdk)
+    assert ground_truth(ep) is None and evaluation_set([ep]) == []
+    from diagnosers.evaluate import episode_categories
+
+    assert episode_categories([ep], None) == {"trace-1": "unfaulted_failure"}
+    assert episode_categories([episode_of(sdk, success=True)], None) == {"trace-1": "benign_success"}
+    # The SDK gave up (every attempt failed): the first fault is the root cause.
+    gave_up = [_retry(0, status_code=503, fault=fault_attrs("http_error", "http")),
+               _retry(1, status_code=503, fault=fault_attrs("http_error", "http"))]
+    assert ground_truth(episode_of(gave_up)) == FaultLabel(0, "span0000", "http_error", "http", "hand-built")
+    # A different fault that persisted on every retry is what mattered.
+    persisted = [gave_up[0], _retry(1, status_code=408, fault=fault_attrs("timeout", "http")),
+                 _retry(2, status_code=408, fault=fault_attrs("timeout", "http"))]
+    assert ground_truth(episode_of(persisted)).step == 1  # type: ignore[union-attr]
+    # A tool call repeated with the same arguments that answered absorbs the fault; a later one is the root.
+    TOOL_TIMEOUT = fault_attrs("timeout", "tool_result")  # noqa: N806
+    tool = [llm_record(0, content=None, tool_calls=[("get_weather", WEATHER)]),
+            tool_record(1, "get_weather", {"error": "timeout"}, args=WEATHER, fault=TOOL_TIMEOUT),
+            llm_record(2, content=None, tool_calls=[("get_weather", WEATHER)]),
+            tool_record(3, "get_weather", RESULT, args=WEATHER),
+            llm_record(4, content="4.5", finish="length", fault=fault_attrs("truncate", "content"))]
+    assert ground_truth(episode_of(tool)) == FaultLabel(4, "span0004", "truncate", "content", "hand-built")
+    # ... unless the call is not idempotent: the tool ran both times (our injector replaces only
+    # what the agent is shown), so the repeat applied it twice.
+    book = {"flight_id": "LH1"}
+    twice = [llm_record(0, content=None, tool_calls=[("book_flight", book)]),
+             tool_record(1, "book_flight", {"error": "timeout"}, args=book, fault=TOOL_TIMEOUT),
+             llm_record(2, content=None, tool_calls=[("book_flight", book)]),
+             tool_record(3, "book_flight", {"booking": "B1"}, args=book), llm_record(4, content="Booked.")]
+    assert ground_truth(episode_of(twice)).step == 1  # type: ignore[union-attr]
+    # A delay the agent waited out is absorbed; one it gave up on (its tool calls never ran) is not.
+    slow = fault_attrs("latency", "http")
+    waited = [llm_record(0, content=None, tool_calls=[("get_weather", WEATHER)], fault=slow),
+              tool_record(1, "get_weather", RESULT, args=WEATHER), llm_record(2, content="4.5")]
+    assert ground_truth(episode_of(waited)) is None
+    abandoned = [llm_record(0, content="Let me look."), llm_record(1, content=None,
+                                                                  tool_calls=[("get_weather", WEATHER)], fault=slow)]
+    assert ground_truth(episode_of(abandoned)).step == 1  # type: ignore[union-attr]
+
+
 @pytest.fixture(scope="module")
 def seen_corpus() -> list:
     return synthetic.make_corpus(4, 1)
@@ -61,11 +116,10 @@ def heldout_corpus() -> list:
     return synthetic.make_corpus(3, 1, heldout=True)
 
 
-# Catalog configurations whose recorded label docs/taxonomy.md reads another way: a slow call the
-# agent went on from is not a root cause, a value mentioned nowhere is weak evidence, and tool-call
-# arguments emptied to {} look exactly like the model leaving every parameter out (its own slip).
-TAXONOMY_READS_OTHERWISE = ("compound_slow_response", "compound_stale_data", "compound_wrong_entity",
-                            "tool_error_", "stream_stall")
+# Catalog configurations whose label the rules name only with more evidence than these episodes
+# carry (docs/taxonomy.md): a value mentioned nowhere in the conversation is weak evidence. (A slow
+# call the agent went on from is absorbed, so it is no root cause in the truth either.)
+TAXONOMY_READS_OTHERWISE = ("compound_stale_data", "compound_wrong_entity")
 
 
 def _agrees(form: str) -> bool:
