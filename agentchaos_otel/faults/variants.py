@@ -7,10 +7,16 @@ and targets but change everything a rule could have memorised: error wordings co
 from real outages and provider documentation, other truncation ratios, other corruption modes,
 and real HTTP and stream failures with other statuses, bodies and chunk counts.
 
-Every variant fires once (strategy ``single``), so a faulted episode has exactly one root cause
-and its ``fault_type`` is the ground truth. Content and tool-call variants keep AgentChaos's
-field guard like the matrix entries they vary; HTTP, stream and content-filter variants, like
-their catalog counterparts, do not.
+Every variant fires once (strategy ``single``), so a faulted episode has at most one root cause
+and its ``fault_type`` is the ground truth. That label is what docs/taxonomy.md reads the variant's
+form as (its table "How our fault catalog reads"), never only the family it was written for: a
+gateway's 504 page is a timeout, Envoy's "upstream connect error ... reset" a lost connection, a
+provider's JSON error object delivered as the message content ``schema`` (as AgentChaos's own
+``llm_schema`` object is). An HTTP failure the SDK retries away is absorbed by the agent; the
+label still says what was injected, and the root cause by effect (docs/taxonomy.md) decides
+whether it counts. Content and tool-call variants keep AgentChaos's field guard like the matrix
+entries they vary; HTTP, stream and content-filter variants, like their catalog counterparts, do
+not.
 
 This module holds data only, built from the vocabulary in ``faults/spec.py``; ``catalog``
 registers the specs after its first 80 entries.
@@ -23,7 +29,9 @@ from typing import Any
 from agentchaos_otel.faults import spec as C
 from agentchaos_otel.faults.spec import FaultSpec
 
-# --- error pages and error objects written into a 200 response (label "error") ---------------
+# --- error pages and error objects written into a 200 response -------------------------------
+# A page's status gives its label (504 timeout, other 5xx error); a JSON object as the content is
+# schema (docs/taxonomy.md).
 NGINX_504_HTML = ("<html>\r\n<head><title>504 Gateway Time-out</title></head>\r\n<body>\r\n"
                   "<center><h1>504 Gateway Time-out</h1></center>\r\n<hr><center>nginx</center>\r\n"
                   "</body>\r\n</html>\r\n")
@@ -53,7 +61,8 @@ CUDA_OOM_TRACEBACK = (
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
     "of 79.15 GiB of which 1.06 GiB is free. Of the allocated memory 74.31 GiB is allocated by PyTorch.")
 
-# --- timeouts (label "timeout") ---------------------------------------------------------------
+# --- timeouts (label "timeout", but "connection" for Envoy's connect error and "schema" for a JSON
+# object as the content) ----------------------------------------------------------------------
 ENVOY_UPSTREAM_TIMEOUT = "upstream request timeout"
 GRPC_DEADLINE_EXCEEDED = (
     "<_InactiveRpcError of RPC that terminated with:\n\tstatus = StatusCode.DEADLINE_EXCEEDED\n"
@@ -117,15 +126,15 @@ def build_variants() -> list[FaultSpec]:
     set_text, drop = C.OP_SET_CONTENT, C.OP_DROP_TOOL_CALLS
     return [
         # -- error wordings in a 200 response
-        content("v_error_nginx_504_text", C.ERROR, set_text,
+        content("v_timeout_nginx_504_html", C.TIMEOUT, set_text,
                 "content replaced by nginx's 504 Gateway Time-out page", text=NGINX_504_HTML),
         content("v_error_cloudflare_520_html", C.ERROR, set_text,
                 "content replaced by a Cloudflare 520 unknown-error page", text=CLOUDFLARE_520_HTML),
-        content("v_error_azure_json", C.ERROR, set_text,
+        content("v_schema_azure_error_json", C.SCHEMA, set_text,
                 "content replaced by an Azure OpenAI InternalServerError object", text=AZURE_ERROR_JSON),
-        content("v_error_anthropic_overloaded_json", C.ERROR, set_text,
+        content("v_schema_anthropic_overloaded_json", C.SCHEMA, set_text,
                 "content replaced by Anthropic's overloaded_error object", text=ANTHROPIC_OVERLOADED_JSON),
-        content("v_error_gemini_internal_json", C.ERROR, set_text,
+        content("v_schema_gemini_internal_json", C.SCHEMA, set_text,
                 "content replaced by a Google API INTERNAL error object (pretty-printed)",
                 text=GEMINI_INTERNAL_JSON),
         content("v_error_python_traceback", C.ERROR, set_text,
@@ -136,10 +145,10 @@ def build_variants() -> list[FaultSpec]:
                 "content replaced by Envoy's bare 'upstream request timeout'", text=ENVOY_UPSTREAM_TIMEOUT),
         content("v_timeout_deadline_exceeded", C.TIMEOUT, set_text,
                 "content replaced by a gRPC DEADLINE_EXCEEDED error", text=GRPC_DEADLINE_EXCEEDED),
-        content("v_timeout_apigw_json", C.TIMEOUT, set_text,
+        content("v_schema_apigw_timeout_json", C.SCHEMA, set_text,
                 "content replaced by AWS API Gateway's 'Endpoint request timed out' object",
                 text=APIGW_TIMEOUT_JSON),
-        tool("v_tool_timeout_reset_wording", C.TIMEOUT, drop,
+        tool("v_tool_connection_reset_wording", C.CONNECTION, drop,
              "tool calls dropped, content replaced by Envoy's connection-timeout reset message",
              text=ENVOY_RESET_TIMEOUT),
         # -- quota

@@ -170,6 +170,28 @@ def test_the_set_covers_every_response_label_and_target() -> None:
         assert sum(CATALOG[n].fault_type == label for n in VARIANTS) >= 2, label
 
 
+def test_labels_are_what_the_taxonomy_reads_the_forms_as() -> None:
+    """docs/taxonomy.md ("How our fault catalog reads"): a JSON object delivered as the message
+    content is ``schema`` whatever it reports (as AgentChaos's llm_schema object is); a status page
+    written into a 200 reply takes its status's meaning with 5xx as ``error`` (504 ``timeout``);
+    Envoy's connect error is a lost connection whatever reset reason it names; arguments emptied
+    for a tool that requires parameters are ``error``."""
+    for name in VARIANTS:
+        spec = CATALOG[name]
+        text = spec.param("text")
+        if spec.op == C.OP_SET_CONTENT and isinstance(text, str) and text.lstrip().startswith("{"):
+            assert isinstance(json.loads(text), dict) and spec.fault_type == "schema", name
+        elif isinstance(text, str) and "<title>504 " in text:
+            assert spec.fault_type == "timeout", name
+        elif isinstance(text, str) and text.startswith("upstream connect error"):
+            assert spec.fault_type == "connection", name
+        if spec.op == C.OP_SET_ARGUMENTS and spec.param("arguments") in ("", "{}"):
+            assert (spec.fault_type, spec.target) == ("error", "tool_calls"), name
+    assert CATALOG["llm_schema_single"].fault_type == "schema"  # the 65 keep DESIGN 3.1's labels
+    assert CATALOG["tool_error_single"].fault_type == "error"
+    assert CATALOG["compound_proxy_html"].fault_type == "error"
+
+
 # --- held out: nothing a rule could have memorised from the catalog -------------------------
 def test_variant_texts_are_not_the_catalog_markers() -> None:
     catalog_strings = {v for n in list(CATALOG)[:80] for v in CATALOG[n].params.values() if isinstance(v, str)}
@@ -230,9 +252,9 @@ def _check_openai_observable(name: str, before: dict[str, Any], after: dict[str,
         assert set(args) == {"city", "unit"} and args != json.loads(ARGUMENTS)
     elif label == "content_filter":
         assert finish == "content_filter" and content != ANSWER and not calls
-    elif label == "timeout" and spec.target == "tool_calls":
+    elif spec.op == C.OP_DROP_TOOL_CALLS and spec.target == "tool_calls":  # an error text instead of the calls
         assert calls == [] and content == spec.params["text"]
-    elif spec.target == "tool_calls":  # error, schema
+    elif spec.target == "tool_calls":  # arguments replaced: error, schema
         assert calls[0]["function"]["arguments"] == spec.params["arguments"]
     assert old["message"] != new["message"] or old["finish_reason"] != new["finish_reason"]
 
