@@ -133,6 +133,9 @@ def _int(v: Any) -> int | None:
 
 
 def _float(v: Any, default: float = 0.0) -> float:
+    t = type(v)
+    if t is float or t is int:  # the usual cases first, without building ``int | float`` per call
+        return float(v)
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else default
 
 

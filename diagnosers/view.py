@@ -140,7 +140,12 @@ class EpisodeView:
 
     def _prefix(self) -> None:
         """One pass over the clean tool results: what was seen before each step (styles, keys
-        shared by all, numbers-as-strings), so per-step comparisons cost O(1) instead of O(n)."""
+        shared by all, numbers-as-strings), so per-step comparisons cost O(1) instead of O(n).
+
+        A step's snapshot is the object current when it is reached; a clean result replaces it
+        with an updated copy instead of changing it, so snapshots are shared between the steps
+        in between (one copy per clean result, not per step) and none changes afterwards.
+        Callers read them and never change them."""
         self._style_before: list[Counter[str]] = []
         self._shared_before: list[set[str] | None] = []
         self._tools_before: list[int] = []
@@ -151,8 +156,8 @@ class EpisodeView:
         tools: set[str] = set()
         num = clean = 0
         for c in self.obs:
-            self._style_before.append(styles.copy())
-            self._shared_before.append(None if shared is None else set(shared))
+            self._style_before.append(styles)
+            self._shared_before.append(shared)
             self._tools_before.append(len(tools))
             self._num_before.append(num)
             self._clean_before.append(clean)
@@ -160,6 +165,7 @@ class EpisodeView:
                 num += c.result_numeric_strings or 0
                 if c.result_keys:
                     clean += 1
+                    styles = styles.copy()
                     styles.update(key_style(k) for k in c.result_keys)
                     shared = set(c.result_keys) if shared is None else shared & set(c.result_keys)
                     tools.add(c.tool_name or "")
