@@ -132,7 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--db", type=Path, required=True)
     parser.add_argument("--labels", type=Path, required=True)
     parser.add_argument("--diagnoses", type=Path, help="a saved `diagnose --all --json` output instead of running it")
-    parser.add_argument("--diagnose", default="diagnose", help="the diagnose command to run")
+    parser.add_argument("--diagnose", default=str(Path(sys.executable).with_name("diagnose")),
+                        help="the diagnose command to run (default: the one beside this interpreter)")
     parser.add_argument("--title", default="blind round")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--seed", type=int, default=0)
