@@ -30,7 +30,8 @@ _DEFINITIONS = (
     "over pairs. 'Δ triggered only' drops faulted episodes whose faults changed nothing.",
     "Contribution: logistic regression of success on per-type fault counts plus the number of moves "
     "(model calls); each coefficient read as the change in success probability for one more fault at "
-    "the mean. Tool-result and LLM-response faults (prefixed llm/) are fitted separately.",
+    "the mean. Tool-result, LLM-response (prefixed llm/) and MCP-protocol (prefixed mcp/) faults are fitted "
+    "separately.",
     "Retry: the identical tool call (same name and argument digest) reappears within the next 3 moves; "
     "calls later in the same move do not count.",
     "Abandonment: single-fault episodes that failed and made no tool call after the faulted step, ending "

@@ -93,22 +93,29 @@ def is_faulted(step: StepRecord) -> bool:
 
 
 LLM_PREFIX = "llm/"
+MCP_PREFIX = "mcp/"
 
 
 def fault_key(fault_type: str, target: str | None) -> str:
     """The name a fault is reported under.
 
-    LLM-response and tool-result faults share type labels (``timeout``, ``empty``) but are
-    different interventions, so faults on the LLM response are reported as ``llm/<type>``;
-    tool-result faults keep the study's plain names, which the published figures use.
+    LLM-response, MCP-protocol and tool-result faults share type labels (``timeout``, ``empty``)
+    but are different interventions, so faults on the LLM response are reported as
+    ``llm/<type>`` and faults on an MCP session's protocol as ``mcp/<type>``; tool-result faults
+    keep the study's plain names, which the published figures use.
     """
     if target in (None, A.TARGET_TOOL_RESULT):
         return fault_type
+    if target == A.TARGET_MCP:
+        return f"{MCP_PREFIX}{fault_type}"
     return f"{LLM_PREFIX}{fault_type}"
 
 
 def family(key: str) -> str:
-    return "llm" if key.startswith(LLM_PREFIX) else "tool"
+    """The intervention family a fault key belongs to (each is fitted on its own)."""
+    if key.startswith(LLM_PREFIX):
+        return "llm"
+    return "mcp" if key.startswith(MCP_PREFIX) else "tool"
 
 
 def episode_fault_keys(ep: EpisodeTrace) -> list[str]:

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from agentchaos_otel import attributes as A
 from agentchaos_otel.campaign import measures as M
 from tests.agentchaos_otel.campaign.test_report_corpus import episode, llm, synthetic_study, tool
 
@@ -230,6 +231,28 @@ def test_llm_and_tool_faults_of_the_same_type_are_kept_apart() -> None:
     assert c.types == ("llm/timeout", "timeout")
     assert c.effects["llm/timeout"].value < c.effects["timeout"].value < 0
     assert set(M.abandonment(eps)) == {"timeout", "llm/timeout", "clean"}
+
+
+def test_mcp_protocol_faults_are_filed_under_their_own_prefix() -> None:
+    assert M.fault_key("timeout", A.TARGET_MCP) == "mcp/timeout"
+    assert M.fault_key("timeout", A.TARGET_TOOL_RESULT) == "timeout"
+    assert M.fault_key("timeout", None) == "timeout"
+    assert M.fault_key("timeout", "content") == "llm/timeout"
+    assert [M.family(k) for k in ("mcp/timeout", "llm/timeout", "timeout")] == ["mcp", "llm", "tool"]
+
+    eps = []
+    for t in range(30):
+        eps.append(episode(f"t{t}", "none", 0, t % 4 != 0, [llm(), tool("a", "1"), llm(0)]))
+        on_tool = episode(f"t{t}", "independent", 0, t % 3 != 0,
+                          [llm(), tool("a", "1", fault="timeout"), llm(), tool("a", "1"), llm(0)])
+        on_mcp = episode(f"t{t}", "mcp_timeout_single", 0, t % 5 == 0,
+                         [llm(), tool("a", "1", fault="timeout"), llm(), tool("a", "1"), llm(0)])
+        on_mcp.steps[1].attributes[A.FAULT_TARGET] = A.TARGET_MCP
+        eps += [on_tool, on_mcp]
+    assert M.fault_counts(eps[2]) == {"mcp/timeout": 1}
+    assert set(M.single_fault_success(eps, resamples=20)) == {"timeout", "mcp/timeout", "clean"}
+    assert set(M.retry_rates(eps)) == {"timeout", "mcp/timeout", "unfaulted"}
+    assert M.type_contributions(eps, resamples=50).types == ("mcp/timeout", "timeout")
 
 
 def test_success_with_and_without_retry() -> None:
