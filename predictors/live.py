@@ -138,7 +138,7 @@ class LivePredictorProcessor(SpanProcessor):
                 task = attrs.get(A.TASK_ID)
                 ep.task_id = str(task) if task is not None else ep.task_id
             return
-        if span_step_kind(attrs) is None:
+        if span_step_kind(attrs, span.kind) is None:
             return
         with self._lock:
             ep = self._open.get(ctx.trace_id)
@@ -162,7 +162,7 @@ class LivePredictorProcessor(SpanProcessor):
                     del self._open[ctx.trace_id]
                     self._retire(ctx.trace_id, ep)
             return
-        if span_step_kind(attrs) is None:
+        if span_step_kind(attrs, span.kind) is None:
             return
         with self._lock:
             ep = self._episode(ctx.trace_id)

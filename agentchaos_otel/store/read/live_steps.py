@@ -22,15 +22,18 @@ from agentchaos_otel.trace.kinds import AGENT, span_role, step_kind
 from agentchaos_otel.trace.processors import is_duplicate
 
 
-def span_step_kind(attributes: Mapping[str, Any] | None) -> str | None:
+def span_step_kind(attributes: Mapping[str, Any] | None, span_kind: Any = None) -> str | None:
     """'llm', 'tool' or None, by the ``steps`` view's rule.
 
     A span that encloses our span of the same step (another instrumentation's span around the
-    SDK call, see ``trace.processors``) is not a step of its own: the span under it is.
+    SDK call, see ``trace.processors``) is not a step of its own: the span under it is. Neither
+    is an MCP server's span of a request (``span_kind`` SERVER, as the view reads the stored
+    kind): an in-process server's ``execute_tool`` span is the tool as the server sees it, and
+    without the kind it would be counted live as a second step of the same call.
     """
     if attributes and attributes.get(A.STEP_WRAPPED_ATTEMPTS):
         return None
-    return step_kind(attributes)
+    return step_kind(attributes, span_kind)
 
 
 def is_episode_root(attributes: Mapping[str, Any] | None) -> bool:
@@ -67,7 +70,7 @@ def step_from_span(span: ReadableSpan, default_step: int, *,
     ground-truth key is among them. Without it every storable attribute and event is kept.
     """
     raw = span.attributes or {}
-    kind = span_step_kind(raw)
+    kind = span_step_kind(raw, span.kind)
     if kind is None or (span.context is not None and is_duplicate(span.context.span_id)):
         return None
     if keys is None:
