@@ -19,6 +19,7 @@ from collections import OrderedDict
 from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
+from opentelemetry.trace import Status, StatusCode
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.records import EpisodeTrace, StepRecord
@@ -29,6 +30,12 @@ from agentchaos_otel.trace import verdicts
 log = logging.getLogger(__name__)
 
 MAX_OPEN_TRACES = 2048  # episodes whose root never ends must not grow memory without bound
+
+
+def _status_message(span: Any) -> str | None:
+    """The message a failed root already carries (the episode's error), kept after the verdict."""
+    status = getattr(span, "status", None)
+    return status.description if status is not None and status.status_code == StatusCode.ERROR else None
 
 
 class LiveDiagnosisProcessor(SpanProcessor):
@@ -77,6 +84,9 @@ class LiveDiagnosisProcessor(SpanProcessor):
             row = d.to_dict()
             span.add_event(A.EVENT_DIAGNOSIS, {**verdicts.event_attributes(row), A.DIAGNOSIS_LIVE: True})
             span.set_attributes(verdicts.root_summary(row))
+            # Trace lists show a status message, not attributes: the verdict leads it, worded as
+            # ``traces export`` words it, in front of what the episode said.
+            span.set_status(Status(StatusCode.ERROR, verdicts.root_status(row, _status_message(span))))
             instruments.record_diagnosis(d.fault_type, d.method)
         except Exception:  # fail open
             log.warning("live diagnosis failed; the episode is exported without a verdict", exc_info=True)

@@ -69,8 +69,14 @@ def verdict_line(d: Mapping[str, Any]) -> str:
 
 
 def root_status(d: Mapping[str, Any], stored: str | None) -> str:
-    """A failed root's status message with the verdict in front of what it said before."""
+    """A failed root's status message with the verdict in front of what it said before.
+
+    A message that already leads with this verdict (a root diagnosed live, exported again) is
+    kept as it is rather than given the verdict twice.
+    """
     line = verdict_line(d)
+    if stored and (stored == line or stored.startswith(f"{line}; ")):
+        return stored
     return f"{line}; {stored}" if stored else line
 
 
