@@ -39,19 +39,15 @@ def load_corpus(db: str | Path) -> list[EpisodeTrace]:
     path = Path(db)
     if not path.exists():
         raise ReportError(no_such_file(path))
-    if path.is_dir():
-        from agentchaos_otel.store.parquet import has_files
-
-        if not has_files(path):
-            raise ReportError(f"{path} is a directory without Parquet span files, not a trace store")
     try:
+        from agentchaos_otel.store.database.connect import StoreError
         from agentchaos_otel.store.read.episodes import load_episodes
     except ImportError as exc:  # the store is optional at import time only during development
         raise ReportError(f"the trace store is not available: {exc}") from None
     try:
         return list(load_episodes(str(path), blind=False, step_keys=STEP_KEYS))
-    except ReportError:
-        raise
+    except (ReportError, StoreError) as exc:  # the store's own line, worded as every reader words it
+        raise ReportError(str(exc)) from None
     except Exception as exc:  # duckdb raises its own exception tree for non-database files
         raise ReportError(f"cannot read episodes from {path}: {type(exc).__name__}: "
                           f"{str(exc).splitlines()[0] if str(exc) else ''}") from None

@@ -223,3 +223,23 @@ def test_a_condition_filter_the_store_does_not_know_names_the_known_ones(
             assert code == 2 and "unknown condition 'nnone'; choose one of" in line, line
             assert "llm_error_single" in line and "none" in line
             assert out == ""
+
+
+READERS = [("traces", "summary", "{db}"), ("traces", "sql", "{db}", "select 1"), ("traces", "export", "{db}"),
+           ("diagnose", "{db}"), ("diagnose", "evaluate", "{db}"), ("diagnose", "train", "{db}"),
+           ("predict", "train", "{db}"), ("predict", "evaluate", "{db}"), ("predict", "features", "{db}"),
+           ("report", "{db}"), ("campaign", "runs", "{db}")]
+
+
+@pytest.mark.parametrize("argv", READERS, ids=[" ".join(a[:2]) for a in READERS])
+def test_every_reader_words_the_same_mistake_the_same_way(argv: tuple[str, ...], files: dict[str, str],
+                                                           tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = tmp_path / "empty_dir"
+    empty.mkdir()
+    expected = {files["missing"]: f"no such file: {files['missing']}",
+                files["junk"]: f"{files['junk']}: not a DuckDB database (corrupt or foreign file)",
+                str(empty): f"{empty}: no Parquet span files (expected date=*/service=*/*.parquet)"}
+    for db, message in expected.items():
+        code, _, err = _run(capsys, monkeypatch, "agentchaos", *[a.format(db=db) for a in argv])
+        assert (code, _one_error_line(err)) == (1, f"agentchaos: error: {message}")
