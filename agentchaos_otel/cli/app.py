@@ -33,12 +33,28 @@ from agentchaos_otel.errors import unknown
 E = TypeVar("E", bound=enum.Enum)
 
 
+_LIST_TYPE = re.compile(r"<list\[(.+)\]>")
+
+
+def _one_value(label: str | None) -> str | None:
+    """``<list[Path]>`` -> ``<path>``: a repeatable option or a variadic argument takes one value each."""
+    return _LIST_TYPE.sub(lambda m: f"<{m.group(1).lower()}>", label) if label else label
+
+
 def _quiet_types(command: Any, ctx: Context) -> list[str]:
-    """Usage pieces with arguments in capitals; flags (and ``--help``) get no type column."""
+    """Usage pieces with arguments in capitals; flags (and ``--help``) get no type column.
+
+    Types are said per value (``<path>``, not typer's ``<list[Path]>``, a Python annotation).
+    """
     pieces = [command.options_metavar] if command.options_metavar else []
     for param in command.get_params(ctx):
         if isinstance(param, TyperOption) and param.metavar is None and (param.is_flag or param.is_bool_flag):
             param.metavar = ""
+        if isinstance(param, TyperOption) and param.metavar is None and param.multiple:
+            param.metavar = _one_value(param.display_type(ctx))
+        if isinstance(param, TyperArgument) and param.nargs != 1 and "display_type_rich" not in vars(param):
+            typed = param.display_type_rich
+            param.display_type_rich = lambda ctx, typed=typed: _one_value(typed(ctx))  # type: ignore[method-assign]
         if isinstance(param, TyperArgument):
             name = (param.metavar or param.name or "ARG").upper()
             if param.metavar is None:

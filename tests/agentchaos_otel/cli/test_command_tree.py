@@ -2,10 +2,10 @@
 
 Every command of ``agentchaos`` (and the standalone ``diagnose``) is walked through the click tree
 typer builds: each is mounted once, has help for every option, and its ``--help`` shows neither
-``<bool>`` types for flags, ``{arg}`` metavars nor reStructuredText backticks. Shell completion
-is asked for in a real process at nested levels. Start-up stays light: building the tree imports
-none of DuckDB, numpy, scikit-learn, the OTel SDK or the diagnosers' rules (checked by module
-name, not by the clock).
+``<bool>`` types for flags, ``{arg}`` metavars, ``<list[str]>`` annotations nor reStructuredText
+backticks. Shell completion is asked for in a real process at nested levels. Start-up stays
+light: building the tree imports none of DuckDB, numpy, scikit-learn, the OTel SDK or the
+diagnosers' rules (checked by module name, not by the clock).
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ def test_help_at_every_level_is_clean(path: tuple[str, ...], capsys: pytest.Capt
     usage = out.strip().splitlines()[0]
     assert usage.startswith(f"Usage: {' '.join(path)}"), usage
     assert "{" not in usage and "<bool>" not in out and "`" not in out, out
+    assert "list[" not in out, out  # a type per value (``<path>``), not a Python annotation
     assert "Show this message and exit." in out
 
 
