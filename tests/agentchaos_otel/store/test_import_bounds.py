@@ -103,6 +103,9 @@ def test_a_directory_as_db_is_refused(tmp_path: Path, capsys: pytest.CaptureFixt
     assert run_app(app, "agentchaos", ["traces", "receive", "--db", str(existing), "--port", "0",
                                        "--seconds", "0", "--workers", "0"]) == 2
     assert "is a directory" in _one_error_line(capsys)
+    assert run_app(app, "agentchaos", ["traces", "receive-grpc", "--db", str(existing), "--port", "0",
+                                       "--seconds", "0"]) == 2
+    assert "is a directory" in _one_error_line(capsys)
     assert list(existing.iterdir()) == []
 
 
