@@ -18,6 +18,7 @@ import typer
 
 from agentchaos_otel.cli.app import choice, typer_app
 from agentchaos_otel.cli.choices import Executor
+from agentchaos_otel.cli.notes import note_spooled
 from agentchaos_otel.errors import UsageError, UserError, no_such_file
 
 if TYPE_CHECKING:
@@ -268,3 +269,4 @@ def runs_cmd(db: Annotated[Path, typer.Argument(help="A traces.duckdb file.")]) 
         raise FileNotFoundError(no_such_file(db))
     for r in campaign_runs(db):
         typer.echo(json.dumps(r, default=str))
+    note_spooled(db)

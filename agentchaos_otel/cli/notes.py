@@ -10,8 +10,9 @@ import typer
 def note_spooled(db: str | os.PathLike[str] | None) -> None:
     """Say how many spans wait in the store's spool: a reader's answer does not include them.
 
-    Every command that reads a store (``traces summary | sql``, ``diagnose``, ``report``,
-    ``predict``) calls this; a receiver calls it after stopping, when the store could not take all.
+    Every command that reads a store (``traces summary | sql | export``, ``diagnose``, ``report``,
+    ``predict``, ``campaign runs``) calls this; a receiver calls it after stopping, when the store
+    could not take all.
     """
     if db is None:
         return

@@ -210,6 +210,7 @@ def export_cmd(
                         phoenix=phoenix, wait_s=phoenix_wait)
     for line in lines:
         data_console().print(line)
+    note_spooled(db)
 
 
 @app.command("receive")

@@ -8,6 +8,7 @@ that was locked), every command that reads the store says how many, on stderr.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -23,6 +24,7 @@ import pytest
 from agentchaos_otel.cli.errors import run_app
 from agentchaos_otel.cli.main import app
 from agentchaos_otel.store.durability.spool import Spool
+from agentchaos_otel.store.receivers.otlp_http import OTLPReceiver
 from tests.support.otlp import PB, pb_request, stored_ids
 
 pytestmark = pytest.mark.reliability
@@ -85,6 +87,8 @@ READERS = [
     ["diagnose", "evaluate", "{db}", "--bootstrap", "10"],
     ["report", "{db}", "--resamples", "10", "--json"],
     ["predict", "features", "{db}", "--out", "{out}"],
+    ["campaign", "runs", "{db}"],
+    ["traces", "export", "{db}", "--endpoint", "{endpoint}", "--diagnose", "none", "--phoenix", "off"],
 ]
 
 
@@ -93,7 +97,12 @@ def test_every_reader_says_how_many_spans_wait_in_the_spool(argv: list[str], spo
                                                             tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db, waiting = spooled_store
     assert waiting > 0
-    code = run_app(app, "agentchaos", [a.format(db=db, out=tmp_path / "f.parquet") for a in argv])
+    with contextlib.ExitStack() as stack:
+        endpoint = ""
+        if "export" in argv:  # traces export sends to a receiver of its own
+            endpoint = stack.enter_context(OTLPReceiver(str(tmp_path / "sent.duckdb"), port=0)).endpoint
+        code = run_app(app, "agentchaos", [a.format(db=db, out=tmp_path / "f.parquet", endpoint=endpoint)
+                                           for a in argv])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert f"note: {waiting} span(s) still wait in {db.name}.spool.jsonl" in err
