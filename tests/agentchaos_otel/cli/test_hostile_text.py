@@ -43,6 +43,21 @@ def test_tables_print_span_text_as_escaped_data(argv: list[str], store: Path,
         assert "[/v1/chat/completions]" in out and "\\x1b]52;" in out, out
 
 
+@pytest.mark.parametrize("argv", COMMANDS, ids=[" ".join(a[:2]) for a in COMMANDS])
+def test_a_terminal_gets_no_sequence_from_span_text(argv: list[str], store: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """With a terminal (``FORCE_COLOR``, as rich sees one) our own styles may be sent, the spans' never."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    code = run_app(app, "agentchaos", [a.format(db=store) for a in argv])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    if argv[:2] != ["diagnose", "evaluate"]:  # its scores are plain lines, with no style to send
+        assert "\x1b[" in out, "not printed as to a terminal"
+    for sequence in ("\x1b]", "\x07", "\x1b[2J", "\x1b[H"):  # OSC (clipboard, title), BEL, clear, home
+        assert sequence not in out + err, repr(out)
+
+
 def test_json_keeps_the_exact_string(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_app(app, "agentchaos", ["traces", "sql", str(store), "select task_id, condition from episodes "
                                        "order by task_id", "--json"]) == 0
