@@ -156,6 +156,9 @@ class LLMCall:
         self._token: object | None = None
         self._started = time.perf_counter()
         self.response_attrs: dict[str, Any] = {}
+        # Attributes of the response written with those of the end, in one write: each write takes
+        # the span's lock and walks the SDK's attribute checks from the start.
+        self._pending: dict[str, Any] = {}
         self.status_code: int | None = None
         self.content_encoding: str | None = None  # the response's, once its headers arrived
         self.received_bytes = 0
@@ -219,7 +222,7 @@ class LLMCall:
         if self._ended:
             return
         self._ended = True
-        attrs: dict[str, Any] = {}  # written in one call: each write takes the span's lock
+        attrs = self._pending  # written in one call: each write takes the span's lock
         if self.status_code is not None:  # a provider response arrived: say how much of its body
             attrs[A.RESPONSE_BODY_BYTES] = self.received_bytes
             attrs[A.RESPONSE_BODY_CHUNKS] = self.received_chunks
@@ -440,16 +443,20 @@ class LLMCall:
             return Rewrite(None, raw)
         original_view = self.wire.view(body)
         before = self.wire.digest(body)
-        self.span.set_attributes(annotate.original_attributes(original_view, before))
+        pending = self._pending  # written by ``end``, which always follows (``process_json``)
+        pending.update(annotate.original_attributes(original_view, before))
         new_body, delay = self._apply_response_fault(body, before) if allow_fault else (None, 0.0)
         seen = new_body if new_body is not None else body
         if self.state is not None:
             self.state.previous_body = seen
         seen_view = original_view if new_body is None else self.wire.view(seen)  # one view when unchanged
-        self.response_attrs = annotate.response_attributes(seen_view, self.request_tools, capture=self.capture)
-        self.response_attrs.update(self.grounding(seen_view.tool_calls))
-        self.response_attrs.update(self.wire.body_signals(seen))
-        self.span.set_attributes(self.response_attrs)
+        if self.span.is_recording():
+            self.response_attrs = annotate.response_attributes(seen_view, self.request_tools, capture=self.capture)
+            self.response_attrs.update(self.grounding(seen_view.tool_calls))
+            self.response_attrs.update(self.wire.body_signals(seen))
+            pending.update(self.response_attrs)
+        else:  # sampled out: nothing reads the signals; the GenAI metrics still count the tokens
+            self.response_attrs = annotate.usage_attributes(seen_view)
         if new_body is None:
             return Rewrite(None, raw, delay)
         out = json.dumps(new_body, ensure_ascii=False).encode("utf-8")

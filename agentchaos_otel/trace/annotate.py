@@ -237,10 +237,7 @@ def response_attributes(v: ResponseView, request_tools: list[dict[str, Any]] | N
     if v.model:
         attrs[A.GEN_AI_RESPONSE_MODEL] = str(v.model)
     attrs[A.GEN_AI_RESPONSE_FINISH_REASONS] = list(v.finish_reasons)
-    if v.input_tokens is not None:
-        attrs[A.GEN_AI_USAGE_INPUT_TOKENS] = v.input_tokens
-    if v.output_tokens is not None:
-        attrs[A.GEN_AI_USAGE_OUTPUT_TOKENS] = v.output_tokens
+    attrs.update(usage_attributes(v))
     attrs.update(signals.content_signals(v.text))
     attrs.update(signals.tool_call_signals(v.tool_calls, request_tools))
     attrs[A.RESPONSE_DIGEST] = signals.canonical_json_digest({"text": v.text or "", "tools": [
@@ -250,6 +247,16 @@ def response_attributes(v: ResponseView, request_tools: list[dict[str, Any]] | N
     if content_capture_enabled() if capture is None else capture:
         message = genai_messages.output_message(v.text, v.tool_calls, v.finish_reasons)
         attrs[A.GEN_AI_OUTPUT_MESSAGES] = json.dumps([message], ensure_ascii=False)
+    return attrs
+
+
+def usage_attributes(v: ResponseView) -> dict[str, Any]:
+    """The token usage a completion reports (what the GenAI metrics count)."""
+    attrs: dict[str, Any] = {}
+    if v.input_tokens is not None:
+        attrs[A.GEN_AI_USAGE_INPUT_TOKENS] = v.input_tokens
+    if v.output_tokens is not None:
+        attrs[A.GEN_AI_USAGE_OUTPUT_TOKENS] = v.output_tokens
     return attrs
 
 

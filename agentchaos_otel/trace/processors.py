@@ -163,8 +163,15 @@ def _redact_credential_headers(span: Span) -> None:
     attrs = span.attributes
     if not attrs:
         return
-    for key in [k for k in attrs if _is_secret_name(k)]:
+    for key in _secret_keys(tuple(attrs)):
         span.set_attribute(key, (redact.MARKER,))
+
+
+@functools.lru_cache(maxsize=1024)
+def _secret_keys(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The credential-named keys among a span's start keys: spans of one kind start with the same
+    keys, so the whole set is judged once instead of one cached look-up per key per span."""
+    return tuple(k for k in keys if _is_secret_name(k))
 
 
 class EpisodeSpanProcessor(SpanProcessor):
