@@ -18,7 +18,6 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,34 +33,10 @@ from agentchaos_otel.sim.server import SimulatedModelServer
 from agentchaos_otel.zero_code import drop_missing_exporters
 from agentchaos_otel.zero_code_launcher import select
 from tests.support import REPO
+from tests.support.apps import AGENT, source
 
 README = REPO / "README.md"
 TASKS = 2
-AGENT = """
-import openai
-from opentelemetry import trace
-
-from agentchaos_otel.sim.reference_agent import run_reference_agent
-from agentchaos_otel.sim.reference_tasks import REFERENCE_TOOLS, reference_tasks
-
-tracer = trace.get_tracer("my-agent")
-
-
-def traced(name, fn):
-    def call(**arguments):
-        with tracer.start_as_current_span(f"execute_tool {name}", attributes={
-                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}):
-            return fn(**arguments)
-    return call
-
-
-tools = {name: traced(name, fn) for name, fn in REFERENCE_TOOLS.items()}
-client = openai.OpenAI(max_retries=0)
-for task in reference_tasks(TASKS, seed=5, min_subtasks=2, max_subtasks=2):
-    with tracer.start_as_current_span(f"task {task.task_id}"):
-        run = run_reference_agent(client, task, model="sim-reference", tools=tools)
-    print(task.task_id, run.success, run.llm_calls)
-"""
 
 
 def readme_line() -> str:
@@ -79,7 +54,7 @@ def server() -> Iterator[SimulatedModelServer]:
 
 
 def _run(line: str, cwd: Path, server: SimulatedModelServer) -> subprocess.CompletedProcess[str]:
-    (cwd / "agent.py").write_text(textwrap.dedent(AGENT).replace("TASKS", str(TASKS)))
+    (cwd / "agent.py").write_text(source(AGENT, TASKS), encoding="utf-8")
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
            "HOME": os.environ.get("HOME", str(cwd)),
            "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-zero-code-test"}
