@@ -60,6 +60,19 @@ def tool_result_signals(result: Any) -> dict[str, Any]:
     return attrs
 
 
+def flagged_error_signals(attrs: dict[str, Any], result: Any) -> dict[str, Any]:
+    """``attrs`` of a result its sender flagged as an error (MCP ``isError``) with what the result
+    says: the error is certain, so its words are read for a meaning even when its text has no
+    error form of its own (``vocabulary.read_flagged_text``)."""
+    attrs[A.TOOL_RESULT_IS_ERROR] = True
+    if attrs.get(A.TOOL_RESULT_FAILURE) in (None, "", vocabulary.GENERIC):
+        reading = vocabulary.read_flagged_text(result_text(result))
+        if reading.meaning and reading.meaning != vocabulary.GENERIC:
+            attrs[A.TOOL_RESULT_FAILURE] = reading.meaning
+            attrs[A.TOOL_RESULT_FAILURE_EVIDENCE] = signals.evidence_of(reading)
+    return attrs
+
+
 def exception_signals(exc: BaseException) -> dict[str, Any]:
     """Attributes of a tool call that raised: an error, and what its class hierarchy, errno, status
     and message say it was (``vocabulary.read_exception``); content-free like the result signals."""

@@ -17,6 +17,7 @@ from agentchaos_otel.vocabulary.read import (
     method_kind,
     read_exception,
     read_exception_names,
+    read_flagged_text,
     read_result,
     read_text,
     read_value,
@@ -25,4 +26,4 @@ from agentchaos_otel.vocabulary.table import GENERIC, MEANINGS, Hit, load
 
 __all__ = ["GENERIC", "MEANINGS", "NOTHING", "Hit", "Reading", "code_meaning", "finish_reason_meaning",
            "http_status_meaning", "load", "method_kind", "read_exception", "read_exception_names",
-           "read_result", "read_text", "read_value"]
+           "read_flagged_text", "read_result", "read_text", "read_value"]

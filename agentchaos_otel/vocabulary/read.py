@@ -52,14 +52,14 @@ class Reading:
 NOTHING = Reading(False)
 
 # Member names (normalised) whose truthy value is an error report.
-ERROR_KEYS = frozenset({"error", "errors", "err", "errormessage", "errmsg", "exception", "fault", "failure",
-                        "errorinfo", "errordetails", "errortype", "errorcode", "errordescription",
+ERROR_KEYS = frozenset({"error", "errors", "err", "errormessage", "errormessages", "errmsg", "exception", "fault",
+                        "failure", "errorinfo", "errordetails", "errortype", "errorcode", "errordescription",
                         "errorresult"})
 # Members of an error report that hold codes, names and statuses.
 CODE_KEYS = frozenset({"code", "type", "reason", "status", "error", "name", "kind", "errorcode",
                        "errortype", "exception", "exctype", "class", "faultcode", "statuscode", "httpstatus",
                        "httpcode", "grpcstatus", "grpccode", "sqlstate", "pgcode", "errno", "title", "cause",
-                       "subcode", "category", "responseflags", "domain", "errtype", "exceptiontype"})
+                       "subcode", "category", "responseflags", "domain", "errtype", "exceptiontype", "codename"})
 # Members of an error report that hold words.
 MESSAGE_KEYS = frozenset({"message", "msg", "detail", "details", "description", "title", "errormessage",
                           "errordescription", "faultstring", "reason", "text", "cause", "hint", "error",
@@ -79,6 +79,16 @@ _META_KEYS = frozenset({"took", "status", "timedout", "timeout", "shards", "mess
 _FAILED_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "emerg", "alert", "severe"})
 # Status words that only a call's own report uses (a record may be "failed" or "denied" itself).
 _CALL_LEVEL_WORDS = frozenset({"error", "fault", "throttled", "ratelimited", "timedout", "timeout"})
+# A process's result as a shell or job runner reports it (exit status beside its output streams).
+_EXIT_KEYS = frozenset({"exitcode", "exitstatus", "returncode", "rc"})
+_STREAM_KEYS = frozenset({"stderr", "stdout", "output", "Stderr", "Stdout", "Output", "STDERR", "STDOUT", "StdErr",
+                          "StdOut"})
+# Members that say how many items exist in all (``total`` beside a list of fewer items), and
+# members that offer the rest (a page the caller asked for, with the way to the next one).
+_COUNT_KEYS = frozenset({"total", "totalcount", "count", "totalresults", "totalitems", "totalsize", "totalhits"})
+_PAGING_KEYS = frozenset({"limit", "pagesize", "perpage", "page", "offset", "next", "nextpagetoken", "nexttoken",
+                          "cursor", "nextcursor", "hasmore", "pagetoken", "start", "after", "nextlink", "links",
+                          "continue", "continuationtoken", "pagination", "paging"})
 
 
 # --- evidence --------------------------------------------------------------------------------------
@@ -273,6 +283,16 @@ _XML_CODE_RE = re.compile(r"<(?:[\w-]+:)?(faultcode|Code|Value|Subcode|code|stat
                           r"\s*(?:<(?:[\w-]+:)?(?:Value|Text)[^>]*>)?([^<]{1,120})<", re.S)
 _XML_TEXT_RE = re.compile(r"<(?:[\w-]+:)?(faultstring|Text|Message|message|Detail|detail)\b[^>]*>([^<]{1,2000})<",
                           re.S)
+# Elixir and Erlang error reports: "** (RuntimeError) ...", "** (exit) exited in: ...", "** (EXIT) time out".
+_BEAM_RE = re.compile(r"^\s*\*\* \(([A-Za-z][\w.]*)\)")
+# A Redis error reply: its first word, in capitals, names the kind of error (RESP simple errors).
+_REDIS_RE = re.compile(r"^\s*-?([A-Z]{3,12})\s+\S")
+# A sign-in form where data was expected: the back end asks for credentials.
+_PASSWORD_INPUT_RE = re.compile(r"<input\b[^>]*\btype\s*=\s*[\"']?password\b", re.I)
+# A last line that says the output above was cut short (a row limit, a size cap): a trailer such
+# as "# export truncated ...", "-- output truncated", "(results incomplete)".
+_TRAILER_RE = re.compile(r"^\s*(?:#|--|//|\(|\[|\.\.\.|\u2026|note:|warning:)", re.I)
+
 # Python reprs of exception classes and objects: "<class 'TimeoutError'>", "<_InactiveRpcError of RPC ...>".
 _REPR_RE = re.compile(r"^\s*<class '([\w.]+)'>|^\s*<([\w.]*(?:Error|Exception|Fault))\b")
 
@@ -356,11 +376,20 @@ def _read_text(text: str, reply: bool) -> Reading:
         if _exception_name(line) is not None:
             form = "exception"
             break
+        beam = _BEAM_RE.match(line)
+        if beam:
+            form = "exception"
+            ev.add(_code_hit(t, beam.group(1)))
+            break
         if _LOG_RE.match(line) or ("level=" in line and _LEVEL_RE.search(line)):
             form = "log_line"
             break
         if i == 0 and _PREFIX_RE.match(line):
             form = "error_prefix"
+            break
+        if i == 0 and not reply and (redis := _redis_prefix(t, line)) is not None:
+            form = "error_prefix"
+            ev.add(redis)
             break
     if form:
         half = MAX_TEXT // 2
@@ -378,6 +407,35 @@ def _read_text(text: str, reply: bool) -> Reading:
         if first >= 0:
             _text_codes(t, stripped, ev)
             return ev.reading("sentence")
+    if not reply:
+        return _trailer(t, stripped)
+    return NOTHING
+
+
+def _redis_prefix(t: Table, line: str) -> Hit | None:
+    """A Redis error reply ("OOM command not allowed ...", "NOAUTH Authentication required."): the
+    first word in capitals is the error's kind when the vocabulary lists it as a Redis code."""
+    m = _REDIS_RE.match(line)
+    if m is None:
+        return None
+    hit = t.tokens.get(norm(m.group(1)))
+    return hit if hit is not None and hit.evidence.startswith("redis:") else None
+
+
+def _trailer(t: Table, text: str) -> Reading:
+    """A text whose last line is a trailer saying the output above it was cut (``# export
+    truncated: row limit reached``): a partial answer, by the words the partial flags use."""
+    tail = text[-200:]
+    cut = tail.rfind("\n")
+    if cut < 0:
+        return NOTHING
+    last = tail[cut + 1:]
+    if not _TRAILER_RE.match(last):
+        return NOTHING
+    for w in words(last):
+        flag = t.flags.get(w)
+        if flag is not None and flag[1].meaning == "partial" and flag[0] is True:
+            return Reading(False, "partial", f"trailer:{w}", "trailer")
     return NOTHING
 
 
@@ -413,6 +471,8 @@ def _embedded_json(text: str) -> Any:
 def _html(t: Table, text: str) -> Reading:
     """An HTML page is an error when its title or heading is a status or a published error text."""
     head = " ".join(m.group(2) for m in _TITLE_RE.finditer(text[:MAX_TEXT]))
+    if _PASSWORD_INPUT_RE.search(text[:MAX_WHOLE]):  # a sign-in page: the session was not accepted
+        return Reading(True, "auth", "html:password_input", "html_page")
     if not head.strip():
         return NOTHING
     ev = _Evidence()
@@ -633,6 +693,12 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
         return partial
     if not failed and _failed_parts(obj) and _data_present(obj):
         return Reading(False, "partial", "flag:failed_parts", "flag")
+    process = _process_reading(t, obj)
+    if process is not None:
+        return process
+    more = _more_than_shown(obj)
+    if more:
+        return Reading(False, "partial", more, "count")
     members = [(k, v) for k, v in list(obj.items())[:MAX_KEYS]
                if isinstance(k, str) and norm(k) in ERROR_KEYS and _truthy(v)]
     status = _status_reading(t, obj)
@@ -651,11 +717,89 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
         ev.add(_code_hit(t, str(kind)))
     for _, v in members:
         _read_error(t, v, ev)
+        if _field_errors(v):
+            ev.add(Hit("invalid_request", "structure:field_errors"))
     # the rest of the report: codes and words beside the error member (Kubernetes reason, RFC
     # 9457 title and detail, the content of an MCP result with isError)
     _read_error(t, {k: v for k, v in list(obj.items())[:MAX_KEYS]
                     if not (isinstance(k, str) and norm(k) in ERROR_KEYS)}, ev)
     return ev.reading(form)
+
+
+def _field_errors(value: Any) -> bool:
+    """An error member that maps the call's fields to what is wrong with each (``{"errors":
+    {"priority": "Specify a valid priority"}}``: Jira, Rails, Django REST framework, Laravel): the
+    call failed validation. Members that an error report itself uses (code, message, ...) are not
+    fields."""
+    if not isinstance(value, dict) or not value or len(value) > MAX_KEYS:
+        return False
+    for k, v in value.items():
+        if not isinstance(k, str) or norm(k) in CODE_KEYS or norm(k) in MESSAGE_KEYS or norm(k) in REPORT_KEYS:
+            return False
+        if isinstance(v, list):
+            if not v or not all(isinstance(x, str) and x.strip() for x in v[:MAX_ITEMS]):
+                return False
+        elif not (isinstance(v, str) and v.strip()):
+            return False
+    return True
+
+
+def _exit_status(obj: dict[str, Any]) -> int | None:
+    for k, v in list(obj.items())[:MAX_KEYS]:
+        if type(v) is int and isinstance(k, str) and norm(k) in _EXIT_KEYS:
+            return v
+    return None
+
+
+def _process_reading(t: Table, obj: dict[str, Any]) -> Reading | None:
+    """A process's result (``{"exit_code": 1, "stdout": "", "stderr": "..."}``): a non-zero exit
+    status is a failure, meaning what its error stream says, else what the status says (the shell's
+    published statuses: 124 timed out, 126 not executable, 127 not found)."""
+    # The output streams first: one set intersection with their spellings, on every result.
+    if obj.keys().isdisjoint(_STREAM_KEYS):
+        return None
+    code = _exit_status(obj)
+    if not code:
+        return None
+    ev = _Evidence()
+    ev.add(t.numbers.get(("exit", code)))
+    for k, v in obj.items():
+        if isinstance(k, str) and norm(k) in ("stderr", "error", "message") and isinstance(v, str) and v.strip():
+            read_words(v, ev)
+    return ev.reading("process_result")
+
+
+def _more_than_shown(obj: dict[str, Any]) -> str:
+    """Evidence that an answer holds fewer items than it says exist, with no way offered to the
+    rest: Kubernetes ``ListMeta.remainingItemCount`` above zero, or, in a listing (one list beside
+    its count and metadata, nothing else: an order's ``total`` beside its ``items`` is an amount),
+    a count member (``total``) above the list's length when nothing in it pages. '' otherwise."""
+    meta = obj.get("metadata")
+    for holder in (obj, meta if isinstance(meta, dict) else None):
+        if holder is not None:
+            left = holder.get("remainingItemCount")
+            if isinstance(left, int) and not isinstance(left, bool) and left > 0:
+                return "count:remainingItemCount"
+    shown = 0
+    for v in obj.values():
+        if type(v) is list:
+            if shown:
+                return ""  # several lists: not one listing
+            shown = len(v) or -1
+    if shown <= 0:
+        return ""
+    items = list(obj.items())[:MAX_KEYS]
+    # Only a count above the items shown needs the rest of the object read (the usual answer has none).
+    above = [norm(k) for k, v in items if type(v) is int and v > shown and isinstance(k, str)]
+    counts = [k for k in above if k in _COUNT_KEYS]
+    if not counts:
+        return ""
+    keys = {norm(k): v for k, v in items if isinstance(k, str)}
+    if keys.keys() & _PAGING_KEYS:
+        return ""
+    if any(type(v) is not list and k not in _COUNT_KEYS and k not in _META_KEYS for k, v in keys.items()):
+        return ""  # other members carry data of their own: not a listing
+    return f"count:{counts[0]}"
 
 
 def _message_only(t: Table, obj: dict[str, Any]) -> Reading | None:
@@ -695,6 +839,23 @@ def read_result(result: Any) -> Reading:
                 return read_value(value)
         return read_text(result)
     return read_value(result)
+
+
+def read_flagged_text(text: str) -> Reading:
+    """A text its sender flagged as an error (an MCP result with ``isError``): the meaning of its
+    codes, names and published texts, reading also the words of names on no list (the class name
+    of an exception a server turned into text)."""
+    try:
+        t = load()
+        scope = text[:MAX_TEXT]
+        ev = read_words(scope)
+        for m in _TOKEN_RE.finditer(scope):
+            tok = m.group(0)
+            if _distinctive(tok) and "_" not in tok and "." not in tok:
+                ev.add(_parts_hit(t, tok))
+        return ev.reading("flagged")
+    except Exception:  # noqa: BLE001 - a reader never breaks its caller
+        return Reading(True, GENERIC, "", "flagged")
 
 
 # --- exceptions ------------------------------------------------------------------------------------

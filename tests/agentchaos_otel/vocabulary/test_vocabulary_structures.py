@@ -1,0 +1,163 @@
+"""Structural readings of failures and partial answers that no single code row names.
+
+Each reading is a shape a system publishes (a process's exit status beside its output streams, a
+map of the call's fields to what is wrong with each, Kubernetes ``ListMeta.remainingItemCount``, a
+count beside fewer items, a trailer line saying the output was cut, an Elixir exit report, a
+Redis error reply, a sign-in page) and each test also shows the healthy neighbour of the shape,
+which must read as nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel import signals, tool_signals
+from agentchaos_otel import vocabulary as V
+
+
+@pytest.mark.parametrize("result,meaning", [
+    ({"exit_code": 1, "stdout": "", "stderr": "Error from server (Forbidden): pods is forbidden"}, "auth"),
+    ({"returncode": 2, "stdout": "", "stderr": "dial tcp 10.0.0.1:443: connect: connection refused"}, "connection"),
+    ({"exitCode": 137, "stdout": "", "stderr": "Killed"}, "error"),
+    ({"exit_status": 124, "output": "waiting..."}, "timeout"),
+    ({"rc": 127, "stderr": "sh: 1: deploytool: not found"}, "not_found"),
+])
+def test_a_process_that_exited_non_zero_is_an_error_of_what_it_says(result: dict[str, Any], meaning: str) -> None:
+    got = V.read_value(result)
+    assert got.is_error and got.meaning == meaning and got.form == "process_result"
+
+
+@pytest.mark.parametrize("result", [
+    {"exit_code": 0, "stdout": "deployment restarted", "stderr": ""},
+    {"exit_code": 0, "stdout": "", "stderr": "warning: deprecated flag"},
+    {"rc": 1, "changed": False},  # an exit status without output streams is not a process report
+])
+def test_a_process_that_succeeded_is_not_an_error(result: dict[str, Any]) -> None:
+    assert not V.read_value(result).is_error
+
+
+def test_a_map_of_fields_to_their_problems_is_a_failed_validation() -> None:
+    got = V.read_value({"errorMessages": [], "errors": {"priority": "Specify a valid priority.",
+                                                         "labels": ["Too many labels."]}})
+    assert got.is_error and got.meaning == "invalid_request" and got.evidence == "structure:field_errors"
+    # an error object of its own (code, message) is not a map of fields
+    assert V.read_value({"errors": {"code": "E1", "message": "backend failed"}}).meaning == "error"
+    # a list of error messages says which failure it is by its words
+    got = V.read_value({"errorMessages": ["Issue does not exist."], "errors": {}})
+    assert got.is_error and got.meaning == "not_found"
+
+
+@settings(max_examples=80, deadline=None)
+@given(shown=st.integers(1, 30), total=st.integers(0, 60), paged=st.booleans())
+def test_a_count_above_the_items_shown_is_partial_unless_the_answer_pages(shown: int, total: int,
+                                                                          paged: bool) -> None:
+    result: dict[str, Any] = {"alerts": [{"id": i} for i in range(shown)], "total": total}
+    if paged:
+        result["next_page_token"] = "abc"
+    got = V.read_value(result)
+    if total > shown and not paged:
+        assert got.meaning == "partial" and not got.is_error and got.evidence == "count:total"
+    else:
+        assert not got.found
+
+
+def test_remaining_items_in_kubernetes_list_metadata_are_partial() -> None:
+    base = {"kind": "List", "items": [{"name": "a"}], "metadata": {"continue": "t0k3n", "remainingItemCount": 4}}
+    assert V.read_value(base).meaning == "partial"
+    base["metadata"] = {"continue": "", "remainingItemCount": 0}
+    assert not V.read_value(base).found
+
+
+def test_a_trailer_line_saying_the_output_was_cut_is_partial() -> None:
+    csv = "id,service\n1,api\n2,db\n# export truncated: row limit reached (2 of 9 rows)\n"
+    got = V.read_result(csv)
+    assert got.meaning == "partial" and not got.is_error and got.form == "trailer"
+    assert not V.read_result("id,service\n1,api\n2,db\n").found
+    # the word in running text is not a trailer
+    assert not V.read_result("id,comment\n1,the truncated log was re-sent\n").found
+
+
+@pytest.mark.parametrize("text,meaning", [
+    ("** (exit) exited in: GenServer.call(Pager, {:page, \"x\"}, 5000)\n    ** (EXIT) time out", "timeout"),
+    ("** (RuntimeError) upstream pool exhausted", "error"),
+    ("OOM command not allowed when used memory > 'maxmemory'.", "error"),
+    ("NOAUTH Authentication required.", "auth"),
+    ("WRONGTYPE Operation against a key holding the wrong kind of value", "invalid_request"),
+])
+def test_beam_exit_reports_and_redis_error_replies(text: str, meaning: str) -> None:
+    got = V.read_result(text)
+    assert got.is_error and got.meaning == meaning
+
+
+@pytest.mark.parametrize("text", [
+    "NOTE the service is healthy",  # a word in capitals that no system lists as an error kind
+    "OK 3 replicas ready",
+    "** bold text ** in a note",
+])
+def test_capitalised_openings_that_are_not_error_kinds_are_not_errors(text: str) -> None:
+    assert not V.read_result(text).is_error
+
+
+def test_a_redis_error_kind_does_not_make_a_model_reply_an_error() -> None:
+    assert not V.read_text("BUSY day for the on-call team, but all services are up.", reply=True).is_error
+
+
+def test_a_sign_in_page_where_data_was_expected_is_an_authorization_failure() -> None:
+    page = ("<!DOCTYPE html><html><head><title>Sign In</title></head><body><form action='/login'>"
+            "<input name='user' type='text'><input name='pass' type='password'></form></body></html>")
+    got = V.read_result(page)
+    assert got.is_error and got.meaning == "auth"
+    assert not V.read_result("<!DOCTYPE html><html><head><title>Runbook</title></head><body>Restart the pod."
+                             "</body></html>").found
+
+
+def test_a_flagged_error_text_is_read_for_its_words_and_the_parts_of_its_names() -> None:
+    got = V.read_flagged_text("Error executing tool get_user: LDAPInvalidCredentialsResult - 49 - bind failed")
+    assert got.is_error and got.meaning == "auth"
+    assert V.read_flagged_text("Error executing tool get_user: something broke").meaning == V.GENERIC
+    attrs = tool_signals.flagged_error_signals(tool_signals.tool_result_signals("Error executing tool x: "
+                                                                                "RequestThrottledFault"), "")
+    assert attrs[A.TOOL_RESULT_IS_ERROR] is True
+
+
+def test_an_mcp_style_flagged_result_takes_the_meaning_of_its_text() -> None:
+    text = "Error executing tool get_oncall: UpstreamRateLimitedError: slow down"
+    attrs = tool_signals.flagged_error_signals(tool_signals.tool_result_signals(text), text)
+    assert attrs[A.TOOL_RESULT_FAILURE] == "rate_limit"
+    healthy = tool_signals.tool_result_signals(json.dumps({"ok": True}))
+    assert A.TOOL_RESULT_FAILURE not in healthy
+
+
+def test_anthropic_tool_results_ground_the_arguments_that_repeat_them() -> None:
+    """Values the conversation holds only in Anthropic ``tool_result`` blocks are grounded."""
+    messages = [{"role": "user", "content": "Triage the paging alert."},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "list_alerts",
+                                                    "input": {"team": "payments"}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                              "content": [{"type": "text", "text": '{"service": "ledger-api"}'}]}]}]
+    calls = [{"function": {"name": "get_service_status", "arguments": json.dumps({"service": "ledger-api"})}}]
+    assert signals.argument_grounding(calls, messages)[A.RESPONSE_TOOL_ARGS_UNGROUNDED] == 0
+    invented = [{"function": {"name": "get_service_status", "arguments": json.dumps({"service": "billing"})}}]
+    assert signals.argument_grounding(invented, messages)[A.RESPONSE_TOOL_ARGS_UNGROUNDED] == 1
+
+
+@pytest.mark.parametrize("value", ["ledger-\ufffd\ufffdpi", "led\u2603ger-api"])
+def test_garbled_arguments_are_seen_whether_or_not_their_characters_are_escaped(value: str) -> None:
+    for raw in (json.dumps({"service": value}), json.dumps({"service": value}, ensure_ascii=False),
+                {"service": value}):
+        got = signals.tool_call_signals([{"function": {"name": "get_service_status", "arguments": raw}}], None)
+        assert got[A.RESPONSE_TOOL_ARGS_ANOMALY] >= 0.02
+    city = json.dumps({"city": "S\u00e3o Paulo"})
+    clean = signals.tool_call_signals([{"function": {"name": "s", "arguments": city}}], None)
+    assert clean[A.RESPONSE_TOOL_ARGS_ANOMALY] == 0
+
+
+def test_an_amount_named_total_beside_a_list_is_not_a_count() -> None:
+    order = {"order_id": "A1", "currency": "EUR", "items": [{"sku": "x"}, {"sku": "y"}], "total": 4200}
+    assert not V.read_value(order).found
