@@ -109,7 +109,9 @@ def http_label(o: Observation) -> str:
         return "http_error"
     hit = vocabulary.http_status_meaning(status)
     meaning = hit.meaning if hit is not None else "invalid_request"
-    if body in ("auth", "not_found", "invalid_request", "timeout"):
+    # The body refines a status, but the most specific meaning wins: a status that says over quota
+    # (402 where credits ran out) stays a rate limit whatever generic type the body names.
+    if body in ("auth", "not_found", "invalid_request", "timeout") and meaning != "rate_limit":
         meaning = body
     return MEANING_LABEL_LLM.get(meaning, "invalid_request")
 
@@ -386,7 +388,9 @@ def _slip_behind(o: Observation, v: EpisodeView) -> str:
     slip = args_slip(prev)
     if slip:
         return f"the model's own call at step {prev.step} ({slip})"
-    if prev.args_ungrounded and o.result_failure == "not_found":
+    # A value the conversation never mentioned explains a "not found", unless the episode's calls
+    # carry such values at many steps (its habit, or a conversation the trace cannot see whole).
+    if prev.args_ungrounded and o.result_failure == "not_found" and v.ungrounded_steps() <= UNGROUNDED_MAX_STEPS:
         return f"the model's own call at step {prev.step} (a value the conversation never mentioned)"
     return ""
 
@@ -413,7 +417,9 @@ def _tool_failure(o: Observation, v: EpisodeView) -> Finding | None:
 
 def _tool_partial(o: Observation, v: EpisodeView) -> Finding | None:
     """A result that flags itself partial or incomplete (``partial``, ``timed_out`` with data,
-    ``incomplete``): a truncated result, by the tool's own word."""
+    ``incomplete``, Kubernetes ``remainingItemCount``, a ``total`` above the items it holds with no
+    way offered to the rest, a trailer line saying the output was cut): a truncated result, by the
+    tool's own word."""
     if o.result_failure == "partial" and not o.result_is_error:
         return Finding("truncated", "tool_result", 0.8, f"{_where(o)}: the result says it is partial"
                        + _cite(o.result_failure_evidence))

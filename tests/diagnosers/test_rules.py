@@ -373,3 +373,25 @@ def test_replies_recorded_before_the_vocabulary_are_read_from_their_error_marker
     assert prose.attributes[A.RESPONSE_CONTENT_FAILURE] == ""  # written on every reply, "" when none
     assert diagnose(healthy_prefix() + [prose]).fault_type == NONE_FOUND
     assert diagnose(healthy_prefix() + [_as_recorded_before_the_vocabulary(prose)]).fault_type == NONE_FOUND
+
+
+def test_a_status_that_says_over_quota_is_a_rate_limit_whatever_type_the_body_names() -> None:
+    over_quota = llm_record(0, content=None, status_code=402,
+                            extra={A.RESPONSE_FAILURE: "invalid_request",
+                                   A.RESPONSE_FAILURE_EVIDENCE: "error_member openai:invalid_request_error"})
+    assert diagnose([over_quota]).fault_type == "rate_limit"
+    bad = llm_record(0, content=None, status_code=400, extra={A.RESPONSE_FAILURE: "not_found"})
+    assert diagnose([bad]).fault_type == "not_found"  # a plain 4xx takes the body's more specific meaning
+
+
+def test_a_not_found_after_an_unmentioned_value_is_a_slip_unless_the_episode_always_uses_such_values() -> None:
+    missing = {"error": {"code": "NotFound", "message": "no such city"}}
+    once = [_asked(0, [("get_weather", {"city": "Bergen"})], "Weather in Oslo?"),
+            tool_record(1, "get_weather", missing, args={"city": "Bergen"}), llm_record(2, content="Sorry.")]
+    assert diagnose(once).fault_type != "not_found"  # the model asked about a city nobody mentioned
+    habit = [_asked(0, [("get_weather", {"city": "Bergen"})], "Weather in Oslo?"),
+             tool_record(1, "get_weather", RESULT, args={"city": "Bergen"}),
+             _asked(2, [("get_weather", {"city": "Tromso"})], "Weather in Oslo?"),
+             tool_record(3, "get_weather", missing, args={"city": "Tromso"}), llm_record(4, content="Sorry.")]
+    d = diagnose(habit)
+    assert (d.fault_type, d.step) == ("not_found", 3)
