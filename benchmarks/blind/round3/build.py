@@ -106,6 +106,8 @@ def label(spec: Spec, rt: Runtime) -> tuple[dict[str, Any], list[str]]:
         row["fault_type"] = "none"
         if spec.injections and not fired:
             problems.append(f"{spec.task_id}: benign fault never fired")
+        if spec.persona.flaw == "slip_once":  # the model's own malformed call, corrected on pydantic-ai's retry
+            row["form"], row["family"] = "own_slip_corrected", "agent_own_slip"
         if fired:
             row["form"] = fired[0].form
             known = LLM_BY_ID.get(fired[0].form) or TOOL_BY_ID.get(fired[0].form)
