@@ -37,6 +37,7 @@ from agentchaos_otel.guards.errors import error_for
 from agentchaos_otel.guards.policy import ANNOTATE, RAISE, RETRY, GuardPolicy
 from agentchaos_otel.inject import hold, wire
 from agentchaos_otel.inject.call import http_module, recognise
+from agentchaos_otel.inject.delegate import WrapsAsyncTransport, WrapsTransport
 from agentchaos_otel.inject.hold import holding
 
 PASS = "pass"
@@ -233,7 +234,7 @@ class _Base:
         return response
 
 
-class GuardTransport(_Base):
+class GuardTransport(_Base, WrapsTransport):
     """Sync guard: ``httpx2.Client(transport=GuardTransport(inner, policy="retry"))``."""
 
     def __init__(self, transport: Any = None, *, policy: GuardPolicy | str | None = None,
@@ -272,20 +273,8 @@ class GuardTransport(_Base):
             self._sleep(decision.backoff)
             attempt += 1
 
-    def close(self) -> None:
-        self.wrapped.close()
 
-    def __enter__(self) -> GuardTransport:
-        if hasattr(self.wrapped, "__enter__"):
-            self.wrapped.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if hasattr(self.wrapped, "__exit__"):
-            self.wrapped.__exit__(*exc)
-
-
-class AsyncGuardTransport(_Base):
+class AsyncGuardTransport(_Base, WrapsAsyncTransport):
     """Async guard for ``httpx.AsyncClient`` / ``httpx2.AsyncClient``."""
 
     def __init__(self, transport: Any = None, *, policy: GuardPolicy | str | None = None,
@@ -324,18 +313,6 @@ class AsyncGuardTransport(_Base):
             await response.aclose()
             await self._sleep(decision.backoff)
             attempt += 1
-
-    async def aclose(self) -> None:
-        await self.wrapped.aclose()
-
-    async def __aenter__(self) -> AsyncGuardTransport:
-        if hasattr(self.wrapped, "__aenter__"):
-            await self.wrapped.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        if hasattr(self.wrapped, "__aexit__"):
-            await self.wrapped.__aexit__(*exc)
 
 
 __all__ = ["ANNOTATE", "RAISE", "RETRY", "AsyncGuardTransport", "Decision", "GuardTransport", "decide"]

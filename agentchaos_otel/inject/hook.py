@@ -36,6 +36,8 @@ from typing import Any
 import wrapt
 from opentelemetry.instrumentation.utils import unwrap
 
+from agentchaos_otel.inject.delegate import WrapsAsyncTransport, WrapsTransport
+
 HTTP_MODULES = ("httpx", "httpx2")
 INJECTOR, GUARD = "injector", "guard"
 
@@ -129,7 +131,7 @@ def build(base: Any, is_async: bool) -> Any:
     return out
 
 
-class HookedTransport:
+class HookedTransport(WrapsTransport):
     """A client's own transport behind the current layers (see the module docstring)."""
 
     def __init__(self, transport: Any) -> None:
@@ -150,20 +152,8 @@ class HookedTransport:
         finally:
             _in_chain.reset(token)
 
-    def close(self) -> None:
-        self.wrapped.close()
 
-    def __enter__(self) -> HookedTransport:
-        if hasattr(self.wrapped, "__enter__"):
-            self.wrapped.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if hasattr(self.wrapped, "__exit__"):
-            self.wrapped.__exit__(*exc)
-
-
-class AsyncHookedTransport:
+class AsyncHookedTransport(WrapsAsyncTransport):
     """``HookedTransport`` for async clients."""
 
     def __init__(self, transport: Any) -> None:
@@ -183,18 +173,6 @@ class AsyncHookedTransport:
             return await self.chain().handle_async_request(request)
         finally:
             _in_chain.reset(token)
-
-    async def aclose(self) -> None:
-        await self.wrapped.aclose()
-
-    async def __aenter__(self) -> AsyncHookedTransport:
-        if hasattr(self.wrapped, "__aenter__"):
-            await self.wrapped.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        if hasattr(self.wrapped, "__aexit__"):
-            await self.wrapped.__aexit__(*exc)
 
 
 def is_async_client(client: Any) -> bool:

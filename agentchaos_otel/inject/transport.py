@@ -20,6 +20,7 @@ from opentelemetry import trace
 from agentchaos_otel.faults.stream import Stall
 from agentchaos_otel.inject import hook
 from agentchaos_otel.inject.call import BUFFERED, MAX_INSPECT_BYTES, LLMCall
+from agentchaos_otel.inject.delegate import WrapsAsyncTransport, WrapsTransport
 
 TRACER_NAME = "agentchaos_otel"
 
@@ -130,7 +131,7 @@ def _unread(call: LLMCall, response: Any) -> Any:
     return None
 
 
-class ChaosTransport:
+class ChaosTransport(WrapsTransport):
     """Sync transport wrapper: ``httpx.Client(transport=ChaosTransport(httpx.HTTPTransport()))``."""
 
     def __init__(self, transport: Any = None, *, tracer_provider: trace.TracerProvider | None = None,
@@ -192,20 +193,8 @@ class ChaosTransport:
         response.stream = stream_class(response.stream, proc, _counted_sync(call, iter(response.stream)))
         return response
 
-    def close(self) -> None:
-        self.wrapped.close()
 
-    def __enter__(self) -> ChaosTransport:
-        if hasattr(self.wrapped, "__enter__"):
-            self.wrapped.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if hasattr(self.wrapped, "__exit__"):
-            self.wrapped.__exit__(*exc)
-
-
-class AsyncChaosTransport:
+class AsyncChaosTransport(WrapsAsyncTransport):
     """Async transport wrapper for ``httpx.AsyncClient`` / ``httpx2.AsyncClient``."""
 
     def __init__(self, transport: Any = None, *, tracer_provider: trace.TracerProvider | None = None,
@@ -267,18 +256,6 @@ class AsyncChaosTransport:
         response.stream = stream_class(response.stream, proc,
                                        _counted_async(call, response.stream.__aiter__()))
         return response
-
-    async def aclose(self) -> None:
-        await self.wrapped.aclose()
-
-    async def __aenter__(self) -> AsyncChaosTransport:
-        if hasattr(self.wrapped, "__aenter__"):
-            await self.wrapped.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        if hasattr(self.wrapped, "__aexit__"):
-            await self.wrapped.__aexit__(*exc)
 
 
 def _read_sync(call: LLMCall, response: Any,
