@@ -303,11 +303,15 @@ class MetricsHandle:
             self.endpoint = None
 
 
-def _otlp_reader(otlp: bool | None) -> Any | None:
+def _otlp_reader(otlp: bool | None, *, build: bool = True) -> Any | None:
+    """The periodic OTLP reader when ``otlp`` or the OTLP metrics variables ask for one (with
+    ``build=False`` only whether they do)."""
     from agentchaos_otel.otlp_exporters import otlp_configured
 
     exporters = os.environ.get("OTEL_METRICS_EXPORTER", "otlp").lower()
     if otlp or (otlp is None and otlp_configured("metrics") and "otlp" in exporters):
+        if not build:
+            return True
         from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 
         from agentchaos_otel.otlp_exporters import metric_exporter_from_env
@@ -349,8 +353,14 @@ class Published:
     """Where counts went: OTLP (pushed at shutdown) and/or a Prometheus endpoint (collected or not)."""
 
     otlp: bool = False
+    pushed: bool | None = None  # None: no OTLP push asked for
     prometheus_url: str | None = None
     collected: bool | None = None  # None: no Prometheus endpoint
+
+    @property
+    def failed(self) -> bool:
+        """A publication that was asked for and did not happen (the command then exits non-zero)."""
+        return self.pushed is False or self.collected is False
 
 
 def publish_counts(record: Callable[[instruments.Counters], None], *, service_name: str,
@@ -366,9 +376,14 @@ def publish_counts(record: Callable[[instruments.Counters], None], *, service_na
     """
     out = Published()
     readers: list[Any] = []
-    reader = _otlp_reader(otlp)
-    if reader is not None:
-        readers.append(reader)
+    held = None
+    if _otlp_reader(otlp, build=False):
+        # One push, whose result we see: the SDK's periodic reader logs a failed export and goes
+        # on, which would leave the command saying it pushed what no endpoint received.
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+        held = InMemoryMetricReader()
+        readers.append(held)
         out.otlp = True
     endpoint = None
     if prometheus_port is not None:
@@ -380,6 +395,8 @@ def publish_counts(record: Callable[[instruments.Counters], None], *, service_na
     provider = MeterProvider(resource=Resource.create({A.SERVICE_NAME: service_name}), metric_readers=readers)
     try:
         record(instruments.create_counters(provider.get_meter(instruments.METER_NAME)))
+        if held is not None:
+            out.pushed = _push_once(held)
         if endpoint is not None:
             if on_ready is not None:
                 on_ready(endpoint.url)
@@ -389,6 +406,23 @@ def publish_counts(record: Callable[[instruments.Counters], None], *, service_na
         if endpoint is not None:
             endpoint.close()
     return out
+
+
+def _push_once(reader: Any) -> bool:
+    """The counts held by ``reader`` sent to the OTLP metrics endpoint once: whether it took them."""
+    from opentelemetry.sdk.metrics.export import MetricExportResult
+
+    from agentchaos_otel.otlp_exporters import metric_exporter_from_env
+
+    exporter = metric_exporter_from_env()
+    try:
+        data = reader.get_metrics_data()
+        return data is None or exporter.export(data) is MetricExportResult.SUCCESS
+    except Exception:  # an exporter that raises instead of returning FAILURE
+        log.debug("OTLP metrics push failed", exc_info=True)
+        return False
+    finally:
+        exporter.shutdown()
 
 
 REPORT_SERVICE = "agentchaos-report"
@@ -414,5 +448,7 @@ def describe(published: Published, wait_s: float) -> str:
                      else f"metrics NOT collected: nothing scraped {published.prometheus_url} twice within "
                           f"{wait_s:g} s (add it to Prometheus's scrape targets, or raise --metrics-wait)")
     if published.otlp:
-        parts.append("metrics pushed to the OTLP metrics endpoint")
+        parts.append("metrics pushed to the OTLP metrics endpoint" if published.pushed
+                     else "metrics NOT pushed: the OTLP metrics endpoint did not take them (is a collector "
+                          "listening at OTEL_EXPORTER_OTLP_METRICS_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT?)")
     return "; ".join(parts)

@@ -264,6 +264,8 @@ def run(
                                       otlp=metrics_otlp, wait_s=metrics_wait,
                                       on_ready=lambda url: typer.echo(f"serving counts on {url}", err=True))
         typer.echo(describe(published, metrics_wait), err=True)
+        if published.failed:
+            raise typer.Exit(1)
 
 
 @app.command("evaluate")

@@ -58,3 +58,5 @@ def report_cmd(
         published = publish_corpus(corpus, prometheus_port=metrics_port, otlp=metrics_otlp, wait_s=metrics_wait,
                                    on_ready=lambda url: typer.echo(f"serving counts on {url}", err=True))
         typer.echo(describe(published, metrics_wait), err=True)
+        if published.failed:
+            raise typer.Exit(1)
