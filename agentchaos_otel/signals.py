@@ -7,10 +7,12 @@ attributes. Nothing here returns the content itself; digests are truncated SHA-2
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
 import unicodedata
+from collections import Counter
 from re import _constants as _re_constants  # the parsed form of a pattern, for _prefilter
 from re import _parser as _re_parser
 from typing import Any
@@ -109,8 +111,9 @@ class _Form:
 
     Python's regex engine tries every alternative at every position of the text: tens of
     microseconds for a few hundred characters, on every LLM response. A substring test that rules
-    the pattern out first is exact for ASCII text (where ignoring case is ``str.lower``); other
-    text always runs the pattern.
+    the pattern out first is exact: the needles are ASCII, and the text is tested in its folded
+    form (``fold``), where every character an ASCII literal can match, case ignored, is that
+    literal in lower case.
     """
 
     __slots__ = ("label", "pattern", "needles", "ignore_case")
@@ -124,7 +127,7 @@ class _Form:
         self.needles = needles
 
     def shows(self, text: str, lower: str | None) -> bool:
-        """``pattern.search(text)``; ``lower``: the lower case of ``text`` when it is ASCII, else None."""
+        """``pattern.search(text)``; ``lower``: ``fold(text)``, or None to run the pattern unfiltered."""
         if self.needles is not None and lower is not None:
             within = lower if self.ignore_case else text
             for needle in self.needles:
@@ -133,6 +136,23 @@ class _Form:
             else:
                 return False
         return self.pattern.search(text) is not None
+
+
+# The only non-ASCII characters Python's ``re`` matches to an ASCII literal when case is ignored
+# (``re.fullmatch("[a-z]", ch, re.I)`` over every code point; tests/agentchaos_otel/test_signal_prefilter.py
+# checks it): fold maps them to that letter, so a needle test on folded text misses no match.
+_FOLD_TO_ASCII_CHARS = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+_FOLD_TO_ASCII = str.maketrans(_FOLD_TO_ASCII_CHARS)
+_FOLDS_RE = re.compile("[" + "".join(_FOLD_TO_ASCII_CHARS) + "]")  # translate walks every character: only if needed
+
+
+def fold(text: str) -> str:
+    """``text`` for the needle test: lower case, with every character that matches an ASCII letter
+    (case ignored) written as that letter. Other non-ASCII characters may lengthen or stay; they
+    match no ASCII literal, so they only ever break a needle that would not match anyway."""
+    if text.isascii() or _FOLDS_RE.search(text) is None:
+        return text.lower()
+    return text.translate(_FOLD_TO_ASCII).lower()
 
 
 _STRONG_FORMS = tuple(_Form(label, pattern) for label, pattern in _STRONG_PATTERNS)
@@ -144,12 +164,13 @@ def error_markers(text: str | None) -> list[str]:
     if not text:
         return []
     head = text[:2000]
-    lower = head.lower() if head.isascii() else None
+    ascii_head = head.isascii()
+    lower = fold(head)
     found = [form.label for form in _STRONG_FORMS if form.shows(head, lower)]
     if "provider_json" not in found and _error_object(text):
         found.append("provider_json")
     start = text[:_WORD_WINDOW]
-    lower = lower[:_WORD_WINDOW] if lower is not None else None
+    lower = lower[:_WORD_WINDOW] if ascii_head else fold(start)  # folding may change a length
     found += [form.label for form in _WORD_FORMS if form.shows(start, lower)]
     return found
 
@@ -195,23 +216,36 @@ def unicode_anomaly(text: str | None) -> float:
     """Share of characters that are symbols, private use, control or replacement characters."""
     if not text:
         return 0.0
-    if text.isascii():  # the common case: only control characters can be odd
-        return len(_ASCII_CONTROL_RE.findall(text)) / len(text)
-    odd = 0
-    for ch in text:
-        if ch in "\n\r\t":
-            continue
-        cat = unicodedata.category(ch)
-        if cat in ("So", "Co", "Cn", "Cc", "Cs") or ch == "\ufffd" or "\u2600" <= ch <= "\u27bf":
-            odd += 1
-        elif cat == "Cf" and ch != "\u200d":  # invisible format characters (zero-width space ...);
-            odd += 1                           # the joiner is kept: emoji sequences use it
+    odd = len(_ASCII_CONTROL_RE.findall(text))  # the only odd ASCII characters
+    if text.isascii():  # the common case
+        return odd / len(text)
+    # Mostly ASCII with a few other characters (a degree sign, curly quotes, an emoji): each
+    # distinct one is judged once, instead of a category lookup per character of the text.
+    others = Counter(_NON_ASCII_RE.findall(text))
+    odd += sum(n for ch, n in others.items() if _odd_character(ch))
+    if not any(_script(ch) in ("cyrillic", "greek") for ch in others):
+        return odd / len(text)  # no look-alike letters without a Cyrillic or Greek one
     return (odd + _mixed_script_letters(text)) / len(text)
+
+
+_NON_ASCII_RE = re.compile("[^\x00-\x7f]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _odd_character(ch: str) -> bool:
+    """A non-ASCII character ``unicode_anomaly`` counts: a symbol, private use, unassigned,
+    control, surrogate or replacement character, a dingbat, or an invisible format character
+    (zero-width space ...; the joiner is kept: emoji sequences use it)."""
+    cat = unicodedata.category(ch)
+    if cat in ("So", "Co", "Cn", "Cc", "Cs") or ch == "\ufffd" or "\u2600" <= ch <= "\u27bf":
+        return True
+    return cat == "Cf" and ch != "\u200d"
 
 
 _WORD_CHARS_RE = re.compile(r"[^\W\d_]+")
 
 
+@functools.lru_cache(maxsize=4096)
 def _script(ch: str) -> str:
     if ch.isascii():
         return "latin"
@@ -396,13 +430,17 @@ def tool_call_signals(tool_calls: list[dict[str, Any]], request_tools: list[dict
         elif isinstance(t, dict) and t.get("name"):  # Anthropic shape
             schemas[t["name"]] = t.get("input_schema") or {}
     names, valid, schema_valid, arg_text, empty, problem = [], True, True, [], 0, ""
+    seen_text: list[str] = []  # the same texts with \u escapes written as their characters
     for call in tool_calls:
         fn = call.get("function") or {}
         name = str(fn.get("name") or "")
         raw = fn.get("arguments")
         names.append(name)
-        text = raw if isinstance(raw, str) else json.dumps(raw)
+        # Characters as the tool will receive them: a dict (Anthropic's ``input``) is written out
+        # unescaped, so replacement characters and symbols in its values are seen as such.
+        text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, default=str)
         arg_text.append(text or "")
+        seen_text.append(text or "")
         try:
             parsed = json.loads(text) if text else {}
         except (ValueError, TypeError):
@@ -411,6 +449,8 @@ def tool_call_signals(tool_calls: list[dict[str, Any]], request_tools: list[dict
             continue
         if parsed == {}:
             empty += 1
+        if "\\u" in text:  # escaped characters are what the tool receives: judge those
+            seen_text[-1] = json.dumps(parsed, ensure_ascii=False, default=str)
         if name in schemas:
             found = schema_problem(parsed, schemas[name])
         else:
@@ -419,6 +459,7 @@ def tool_call_signals(tool_calls: list[dict[str, Any]], request_tools: list[dict
             schema_valid = False
             problem = problem or found
     joined = "\n".join(arg_text)
+    seen = "\n".join(seen_text)
     return {
         A.RESPONSE_TOOL_CALL_COUNT: len(tool_calls),
         A.RESPONSE_TOOL_NAMES: names,
@@ -428,8 +469,8 @@ def tool_call_signals(tool_calls: list[dict[str, Any]], request_tools: list[dict
         A.RESPONSE_TOOL_ARGS_PROBLEM: problem,
         A.RESPONSE_TOOL_ARGS_DIGEST: digest(joined),
         A.RESPONSE_TOOL_ARGS_LENGTH: len(joined),
-        A.RESPONSE_TOOL_ARGS_ANOMALY: round(max(unicode_anomaly(joined), mojibake_score(joined)), 6),
-        A.RESPONSE_TOOL_ARGS_MOJIBAKE: round(mojibake_score(joined), 6),
+        A.RESPONSE_TOOL_ARGS_ANOMALY: round(max(unicode_anomaly(seen), mojibake_score(seen)), 6),
+        A.RESPONSE_TOOL_ARGS_MOJIBAKE: round(mojibake_score(seen), 6),
     }
 
 
@@ -652,11 +693,30 @@ def _message_parts(messages: list[Any]) -> list[str]:
         if isinstance(content, str):
             parts.append(content)
         elif isinstance(content, list):
-            parts.extend(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
+            parts.extend(_block_text(p) for p in content)
         for call in m.get("tool_calls") or []:
             if isinstance(call, dict):
                 parts.append(str((call.get("function") or {}).get("arguments", "")))
     return parts
+
+
+def _block_text(block: Any) -> str:
+    """The text of one content block: a text block's text, an Anthropic ``tool_result``'s content
+    (a string or text blocks) and a ``tool_use``'s input, which the conversation holds as well."""
+    if not isinstance(block, dict):
+        return str(block)
+    text = block.get("text")
+    if isinstance(text, str):
+        return text
+    inner = block.get("content")
+    if isinstance(inner, str):
+        return inner
+    if isinstance(inner, list):
+        return "\n".join(_block_text(p) for p in inner[:64])
+    given = block.get("input")
+    if isinstance(given, dict):
+        return json.dumps(given, ensure_ascii=False, default=str)
+    return ""
 
 
 def _only_as_word_start(value: str, text: str, limit: int = 64) -> bool:

@@ -97,9 +97,10 @@ def observed(wire: Mapping[str, Any]) -> Any:
 
 def result_signals(wire: Mapping[str, Any]) -> dict[str, Any]:
     """The tool-result signals of ``tool_signals`` for what the agent read; ``isError`` is an error."""
-    attrs = tool_signals.tool_result_signals(observed(wire))
+    shown = observed(wire)
+    attrs = tool_signals.tool_result_signals(shown)
     if wire.get(IS_ERROR):
-        attrs[A.TOOL_RESULT_IS_ERROR] = True
+        tool_signals.flagged_error_signals(attrs, shown)
     return attrs
 
 

@@ -1,14 +1,20 @@
 """The substring pre-check in front of the error-form regexes never changes what they find.
 
 ``signals.error_markers`` skips a pattern when none of the literal strings every match must
-contain occurs in the text (lower-cased, for ASCII text only). The reference here runs every
+contain occurs in the text (folded: lower-cased, with the few non-ASCII characters that match an
+ASCII letter when case is ignored written as that letter). The reference here runs every
 pattern on every text, as the function did before the pre-check; both must agree on texts made
 of the patterns' own words, in any case, around characters whose case folding is special.
+``signals.unicode_anomaly`` judges each distinct non-ASCII character once; the reference judges
+every character, as it did before.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import sys
+import unicodedata
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -56,3 +62,37 @@ def test_every_form_has_a_pre_check_and_known_texts_still_match() -> None:
     assert signals.error_markers("HTTP/1.1 503 Service Unavailable") == _reference("HTTP/1.1 503 Service Unavailable")
     assert "rate_limit" in signals.error_markers("Rate limit reached for requests")
     assert signals.error_markers("The capital of France is Paris.") == []
+
+
+def test_fold_knows_every_character_that_matches_an_ascii_letter_when_case_is_ignored() -> None:
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    matching = {chr(c) for c in range(128, sys.maxunicode + 1) if letter.fullmatch(chr(c))}
+    assert matching == set(signals._FOLD_TO_ASCII_CHARS)
+    for ch in matching:
+        assert re.fullmatch(signals.fold(ch), ch, re.IGNORECASE)
+
+
+def _anomaly_reference(text: str | None) -> float:
+    if not text:
+        return 0.0
+    odd = 0
+    for ch in text:
+        if ch in "\n\r\t":
+            continue
+        cat = unicodedata.category(ch)
+        if cat in ("So", "Co", "Cn", "Cc", "Cs") or ch == "\ufffd" or "\u2600" <= ch <= "\u27bf":
+            odd += 1
+        elif cat == "Cf" and ch != "\u200d":
+            odd += 1
+    return (odd + signals._mixed_script_letters(text)) / len(text)
+
+
+_ODD = ["\u00b0", "\u2019", "\u201c", "\u2014", "\u00e9", "\U0001f600", "\u2600", "\u2713", "\u200b", "\u200d",
+        "\ufffd", "\ue000", "\u0378", "\x01", "\x7f", "\t", "\n", "\u041e", "\u043e", "\u0391", "\u03b1",
+        "\u4e2d", "Oslo", "\u041eslo", "word", " ", "42"]
+
+
+@settings(max_examples=_EXAMPLES, deadline=None)
+@given(st.one_of(st.lists(st.sampled_from(_ODD), max_size=30).map("".join), st.text(max_size=80)))
+def test_unicode_anomaly_agrees_with_judging_every_character(text: str) -> None:
+    assert signals.unicode_anomaly(text) == _anomaly_reference(text)
