@@ -5,7 +5,8 @@ openai SDK, gRPC, Prometheus, Ray and MCP are extras (docs/install.md). Checked 
 third-party module the product imports belongs to a declared requirement; each optional import
 the core makes is mapped to the extra that brings it (``agentchaos_otel.extras``) and that extra
 declares it; the core's entry points import and run with every optional package blocked; a command
-that needs a missing extra says so in one line; and the resolution check's comparison
+that needs a missing extra says so in one line; the built wheel, installed on its own, holds the
+core and both analysis packages and `diagnose` runs from it; and the resolution check's comparison
 (``tests/support/resolution.py``) on canned pip reports.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata as metadata
+import json
 import os
 import re
 import subprocess
@@ -214,3 +216,42 @@ def test_resolution_check_reads_every_package_a_framework_names() -> None:
     out = compare("langgraph", ("langgraph", "langchain-openai"), alone, beside)
     assert not out.ok and "langchain-openai 1.7.0 beside the project, 1.8.1 alone" in out.problem
     assert requirement_name("pydantic-ai-slim[openai]>=2") == "pydantic-ai-slim"
+
+
+_FROM_WHEEL = """
+import sys
+from pathlib import Path
+
+import agentchaos_otel, diagnosers, predictors
+from agentchaos_otel.vocabulary import read  # the error vocabulary is package data
+from diagnosers.cli import main
+
+target = Path(sys.argv[1])
+for module in (agentchaos_otel, diagnosers, predictors, read):
+    assert Path(module.__file__).is_relative_to(target), module.__file__
+sys.argv = ["diagnose", *sys.argv[2:]]
+main()
+"""
+
+
+def test_the_built_wheel_holds_the_three_packages_and_diagnose_runs_from_it(tmp_path: Path) -> None:
+    """What ``pip install agentchaos-otel`` gives (not the editable checkout): the wheel built from
+    the repository, installed on its own, imports the core and both analysis packages from where it
+    was installed and diagnoses a store made by its own ``traces import``."""
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(REPO), "-w", str(tmp_path / "w")],
+                   check=True, capture_output=True, timeout=300)
+    (wheel,) = (tmp_path / "w").glob("agentchaos_otel-*.whl")
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "AGENTCHAOS_"))},
+           "PYTHONPATH": str(target)}
+    db = tmp_path / "t.duckdb"
+    imported = subprocess.run([sys.executable, "-c", "from agentchaos_otel.cli.main import main; main()", "traces",
+                               "import", str(REPO / "docs/examples/import"), "--db", str(db)],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert imported.returncode == 0, imported.stderr
+    done = subprocess.run([sys.executable, "-c", _FROM_WHEEL, str(target), str(db), "--all", "--json", "--no-write"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert {d["trace_id"] for d in json.loads(done.stdout)}, done.stdout
