@@ -238,8 +238,8 @@ def test_the_built_wheel_holds_the_three_packages_and_diagnose_runs_from_it(tmp_
     """What ``pip install agentchaos-otel`` gives (not the editable checkout): the wheel built from
     the repository, installed on its own, imports the core and both analysis packages from where it
     was installed and diagnoses a store made by its own ``traces import``."""
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(REPO), "-w", str(tmp_path / "w")],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", str(REPO),
+                    "-w", str(tmp_path / "w")], check=True, capture_output=True, timeout=300)
     (wheel,) = (tmp_path / "w").glob("agentchaos_otel-*.whl")
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
