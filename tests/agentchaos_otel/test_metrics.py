@@ -163,32 +163,10 @@ def test_live_verdict_on_the_root_equals_the_offline_diagnosis(agent: Any) -> No
 
 
 def test_metrics_reach_the_users_otlp_pipeline(tmp_path: Path, mode_server: Any) -> None:
-    import gzip
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
     from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 
-    received: list[ExportMetricsServiceRequest] = []
+    from tests.support.collector import otlp_collector
 
-    class Collector(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            return None
-
-        def do_POST(self) -> None:  # noqa: N802
-            body = self.rfile.read(int(self.headers["content-length"]))
-            if self.headers.get("content-encoding") == "gzip":
-                body = gzip.decompress(body)
-            if self.path == "/v1/metrics":
-                req = ExportMetricsServiceRequest()
-                req.ParseFromString(body)
-                received.append(req)
-            self.send_response(200)
-            self.send_header("content-length", "0")
-            self.end_headers()
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     script = tmp_path / "agent.py"
     script.write_text(textwrap.dedent("""
         import os, openai, agentchaos_otel
@@ -200,14 +178,11 @@ def test_metrics_reach_the_users_otlp_pipeline(tmp_path: Path, mode_server: Any)
         handle.shutdown()
     """))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "AGENTCHAOS_"))}
-    env.update({"BASE_URL": mode_server.base_url,
-                "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{server.server_address[1]}"})
-    try:
+    with otlp_collector() as (url, posts):
+        env.update({"BASE_URL": mode_server.base_url, "OTEL_EXPORTER_OTLP_ENDPOINT": url})
         result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert result.returncode == 0, result.stderr
+    received = [ExportMetricsServiceRequest.FromString(p.body) for p in posts if p.path == "/v1/metrics"]
     metrics = {m.name: m for req in received for rm in req.resource_metrics for sm in rm.scope_metrics
                for m in sm.metrics}
     duration = metrics[A.METRIC_OPERATION_DURATION].histogram.data_points[0]

@@ -6,14 +6,11 @@ nothing listens on."""
 
 from __future__ import annotations
 
-import gzip
 import os
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -21,34 +18,13 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 
 from agentchaos_otel import metrics_setup
 from tests.support import REPO
+from tests.support.collector import Post, otlp_collector
 
 
 @pytest.fixture
-def collector() -> Iterator[tuple[str, list[ExportMetricsServiceRequest]]]:
-    received: list[ExportMetricsServiceRequest] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            return None
-
-        def do_POST(self) -> None:  # noqa: N802
-            body = self.rfile.read(int(self.headers["content-length"]))
-            if self.headers.get("content-encoding") == "gzip":
-                body = gzip.decompress(body)
-            req = ExportMetricsServiceRequest()
-            req.ParseFromString(body)
-            received.append(req)
-            self.send_response(200)
-            self.send_header("content-length", "0")
-            self.end_headers()
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", received
-    finally:
-        server.shutdown()
-        server.server_close()
+def collector() -> Iterator[tuple[str, list[Post]]]:
+    with otlp_collector() as running:
+        yield running
 
 
 def _closed_port() -> int:
@@ -59,16 +35,17 @@ def _closed_port() -> int:
 
 def _publish(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> metrics_setup.Published:
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", f"{endpoint}/v1/metrics")
-    monkeypatch.setenv("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "2")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "2000")  # milliseconds
     return metrics_setup.publish_diagnoses([("timeout", "rule"), ("timeout", "rule"), ("auth", "rule")],
                                            prometheus_port=None, otlp=True)
 
 
 def test_counts_taken_by_the_endpoint_are_said_pushed(monkeypatch: pytest.MonkeyPatch, collector) -> None:
-    url, received = collector
+    url, posts = collector
     published = _publish(monkeypatch, url)
     assert published.pushed is True and not published.failed
     assert "metrics pushed" in metrics_setup.describe(published, 0)
+    received = [ExportMetricsServiceRequest.FromString(p.body) for p in posts]
     points = [p for req in received for rm in req.resource_metrics for sm in rm.scope_metrics
               for m in sm.metrics for p in m.sum.data_points]
     assert sorted(p.as_int for p in points) == [1, 2]
@@ -88,7 +65,7 @@ def test_the_commands_exit_non_zero_when_the_push_failed(tmp_path: Path) -> None
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     env |= {"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": f"http://127.0.0.1:{_closed_port()}/v1/metrics",
-            "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT": "2"}
+            "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT": "2000"}
     for args in (["diagnose", str(db), "--metrics-otlp"], ["report", str(db), "--resamples", "10", "--metrics-otlp"]):
         out = subprocess.run([*cli, *args], env=env, capture_output=True, text=True, timeout=120)
         assert out.returncode == 1 and "metrics NOT pushed" in out.stderr, (args, out.stderr)

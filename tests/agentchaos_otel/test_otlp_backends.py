@@ -68,37 +68,15 @@ def test_http_endpoint_and_timeout_in_milliseconds(monkeypatch: pytest.MonkeyPat
 
 
 def test_headers_and_gzip_from_variables_and_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gzip
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from tests.support.collector import otlp_collector
 
-    seen: list[tuple[str | None, str | None, int]] = []
-
-    class Collector(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            return None
-
-        def do_POST(self) -> None:  # noqa: N802
-            body = self.rfile.read(int(self.headers["content-length"]))
-            if self.headers.get("content-encoding") == "gzip":
-                body = gzip.decompress(body)
-            seen.append((self.headers.get("x-tenant"), self.headers.get("content-encoding"), len(body)))
-            self.send_response(200)
-            self.send_header("content-length", "0")
-            self.end_headers()
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}"
+    with otlp_collector() as (url, posts):
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", url + "/v1/traces")
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-tenant=from-env")
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "gzip")
         _emit(span_exporter_from_env(), n=1)
         _emit(span_exporter_from_env(endpoint=url, headers={"x-tenant": "from-arg"}, compression="none"), n=1)
-    finally:
-        server.shutdown()
-        server.server_close()
+    seen = [(p.headers.get("x-tenant"), p.headers.get("content-encoding"), len(p.body)) for p in posts]
     assert [(t, enc) for t, enc, _ in seen] == [("from-env", "gzip"), ("from-arg", None)]
     assert all(n > 0 for _, _, n in seen)
 
