@@ -33,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +183,19 @@ async def _time_async(client: Any, url: str, calls: int, episodes: _Episodes) ->
     return out
 
 
+def alternate(runs: dict[str, Callable[[str, int], list[Any]]], stacks: Sequence[str],
+              samples: dict[str, dict[str, list[Any]]], *, rounds: int, calls: int, warmup: int) -> None:
+    """Every (mode, stack) warmed up, then timed in alternating blocks of ``calls`` for ``rounds``
+    rounds, so a change in the machine's load falls on every stack alike."""
+    for mode in runs:
+        for stack in stacks:
+            runs[mode](stack, warmup)
+    for _ in range(rounds):
+        for mode in runs:
+            for stack in stacks:
+                samples[mode][stack].extend(runs[mode](stack, calls))
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -204,13 +217,7 @@ def measure(calls: int, rounds: int) -> dict[str, dict[str, dict[str, float]]]:
                 "async": lambda s, n: loop.run_until_complete(_time_async(aclients[s], url, n,
                                                                           episodes["async", s])),
             }
-            for mode in MODES:  # warm up connections and code paths
-                for stack in STACKS:
-                    runs[mode](stack, 50)
-            for _ in range(rounds):
-                for mode in MODES:
-                    for stack in STACKS:
-                        samples[mode][stack].extend(runs[mode](stack, calls))
+            alternate(runs, STACKS, samples, rounds=rounds, calls=calls, warmup=50)
             for c in aclients.values():
                 loop.run_until_complete(c.aclose())
         finally:

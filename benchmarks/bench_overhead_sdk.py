@@ -34,7 +34,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from agentchaos_otel.episode_scope import episode
 from agentchaos_otel.inject.transport import AsyncChaosTransport, ChaosTransport
 from agentchaos_otel.trace.processors import EpisodeSpanProcessor
-from benchmarks.bench_overhead import _pct, loopback_model
+from benchmarks.bench_overhead import _pct, alternate, loopback_model
 
 TARGET = 1.2
 EPISODE_CALLS = 20
@@ -137,13 +137,7 @@ def measure(calls: int, rounds: int) -> dict[str, dict[str, tuple[float, float]]
                 "async": lambda s, n: loop.run_until_complete(_time_async(aclients[s], s, ours, n)),
                 "stream": lambda s, n: _time_sync(sync[s], s, ours, n, True),
             }
-            for mode in MODES:  # warm up connections and code paths
-                for stack in STACKS:
-                    runs[mode](stack, 20)
-            for _ in range(rounds):
-                for mode in MODES:
-                    for stack in STACKS:
-                        samples[mode][stack].extend(runs[mode](stack, calls))
+            alternate(runs, STACKS, samples, rounds=rounds, calls=calls, warmup=20)
             for c in aclients.values():
                 loop.run_until_complete(c.close())
         finally:
