@@ -303,21 +303,22 @@ class MetricsHandle:
             self.endpoint = None
 
 
-def _otlp_reader(otlp: bool | None, *, build: bool = True) -> Any | None:
-    """The periodic OTLP reader when ``otlp`` or the OTLP metrics variables ask for one (with
-    ``build=False`` only whether they do)."""
+def _otlp_wanted(otlp: bool | None) -> bool:
+    """Whether ``otlp`` or the OTLP metrics variables ask for metrics over OTLP."""
     from agentchaos_otel.otlp_exporters import otlp_configured
 
     exporters = os.environ.get("OTEL_METRICS_EXPORTER", "otlp").lower()
-    if otlp or (otlp is None and otlp_configured("metrics") and "otlp" in exporters):
-        if not build:
-            return True
-        from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+    return bool(otlp or (otlp is None and otlp_configured("metrics") and "otlp" in exporters))
 
-        from agentchaos_otel.otlp_exporters import metric_exporter_from_env
 
-        return PeriodicExportingMetricReader(metric_exporter_from_env())
-    return None
+def _otlp_reader(otlp: bool | None) -> Any | None:
+    if not _otlp_wanted(otlp):
+        return None
+    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+
+    from agentchaos_otel.otlp_exporters import metric_exporter_from_env
+
+    return PeriodicExportingMetricReader(metric_exporter_from_env())
 
 
 def setup_metrics(*, otlp: bool | None, prometheus_port: int | None, prometheus_host: str | None,
@@ -377,7 +378,7 @@ def publish_counts(record: Callable[[instruments.Counters], None], *, service_na
     out = Published()
     readers: list[Any] = []
     held = None
-    if _otlp_reader(otlp, build=False):
+    if _otlp_wanted(otlp):
         # One push, whose result we see: the SDK's periodic reader logs a failed export and goes
         # on, which would leave the command saying it pushed what no endpoint received.
         from opentelemetry.sdk.metrics.export import InMemoryMetricReader
