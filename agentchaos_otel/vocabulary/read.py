@@ -28,6 +28,7 @@ MAX_KEYS = 64  # keys read per object
 MAX_ITEMS = 16  # list items read inside an error member
 MAX_TEXT = 4_000  # characters of one error text scanned for codes and phrases
 MAX_LINES = 3  # lines read at each end of a plain text
+_BOM = "\ufeff"  # a byte-order mark some servers put before a text (Azure Storage's XML errors)
 MAX_WHOLE = 65_536  # characters of a text result considered at all
 LLM_HEAD = 24  # an error phrase must start this close to the start of a model's reply
 
@@ -257,7 +258,10 @@ def read_words(text: str, out: _Evidence | None = None) -> _Evidence:
 
 
 # Structural forms of a text that is an error (each tried on the first and last lines).
-_STATUS_LINE_RE = re.compile(r"^\s*(?:HTTP(?:/\d(?:\.\d)?)?\s*)?([45]\d\d)(?:\s+[A-Za-z]|\s*[:\-]|\s*$)")
+# "HTTP/1.1 503 ...", "429 Too Many Requests", and the edge caches' "Error 503 first byte timeout"
+# (Varnish) and "502 ERROR" (CloudFront) openings.
+_STATUS_LINE_RE = re.compile(r"^\s*(?:HTTP(?:/\d(?:\.\d)?)?\s*|(?:Error|ERROR|error)\s+)?([45]\d\d)"
+                             r"(?:\s+[A-Za-z]|\s*[:\-]|\s*$)")
 _BRACKET_RE = re.compile(r"^\s*\[([A-Z][A-Z0-9 _-]{2,})\]")
 _EXCEPTION_RE = re.compile(
     r"^\s*(?:Caused by:\s*|Exception in thread \"[^\"]*\"\s*|Unhandled exception\.\s*|panic:\s*|Error:\s*"
@@ -276,6 +280,17 @@ _PREFIX_RE = re.compile(r"^\s*(?:(?:rpc )?error|exception|fatal(?: error)?|faile
                         r"|^\s*[A-Z]{2,6}-\d{3,6}:|^\s*curl: \(\d+\)"
                         r"|^\s*(?:Get|Post|Put|Patch|Delete|Head|Options) \"[^\"]*\": "
                         r"|^\s*(?:dial|read|write) (?:tcp|udp|unix)[46]? ", re.I)
+# A tool's text that opens by saying an error happened, then where, then what: "Error response
+# from daemon: ..." (Docker), "An error occurred (ThrottlingException) when calling the GetItem
+# operation: ..." (botocore's ClientError), "error while reading body: ...". The word after
+# "error" must say when or where ("Error budgets were met: ..." is a report, not an error). Only
+# tool results are read this way: a model's reply may begin a sentence about errors.
+_ERROR_OPENING_RE = re.compile(r"^\s*(?:an?\s+)?(?:unexpected\s+|internal\s+|unknown\s+)?error\s+"
+                               r"(?:occurred|happened|response|while|when|during|in|from|on|at|for|\w+ing)\b"
+                               r"[^:\n]{0,160}?:(?:\s|$)", re.I)
+# A driver's exception named in parentheses before its message, as SQLAlchemy wraps DB-API errors:
+# "(psycopg2.OperationalError) server closed the connection unexpectedly".
+_PAREN_EXCEPTION_RE = re.compile(r"^\s*\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\)\s")
 _HTML_RE = re.compile(r"^\s*(?:<!doctype\s+html|<html|<head|<body)", re.I)
 _TITLE_RE = re.compile(r"<(title|h1)[^>]*>(.*?)</\1\s*>", re.I | re.S)
 _XML_FAULT_RE = re.compile(r"<(?:[\w-]+:)?(Fault|Error|Errors|error|fault)\b", re.S)
@@ -302,10 +317,13 @@ def _exception_name(line: str) -> str | None:
     if m is None:
         return None
     name = m.group(1)
+    return name if _is_exception_name(name) else None
+
+
+def _is_exception_name(name: str) -> bool:
+    """A (qualified) name that is an exception class: by its suffix or by the vocabulary."""
     last = re.split(r"::|[./]", name)[-1]
-    if _EXC_SUFFIX_RE.search(last) or norm(last) in load().tokens or norm(name) in load().exceptions:
-        return name
-    return None
+    return bool(_EXC_SUFFIX_RE.search(last)) or norm(last) in load().tokens or norm(name) in load().exceptions
 
 
 def _edge_lines(text: str) -> list[str]:
@@ -331,10 +349,10 @@ def read_text(text: str, *, reply: bool = False) -> Reading:
 
 def _read_text(text: str, reply: bool) -> Reading:
     if reply:  # only the start of a reply counts: never copy or split a long one
-        head = text.lstrip()[:MAX_TEXT]
+        head = text.lstrip().lstrip(_BOM).lstrip()[:MAX_TEXT]
         stripped = head.rstrip() if len(text) <= MAX_TEXT else head
     else:
-        stripped = text.strip()[:MAX_WHOLE]
+        stripped = text.strip().lstrip(_BOM).lstrip()[:MAX_WHOLE]
     if not stripped:
         return NOTHING
     t = load()
@@ -386,6 +404,14 @@ def _read_text(text: str, reply: bool) -> Reading:
             break
         if i == 0 and _PREFIX_RE.match(line):
             form = "error_prefix"
+            break
+        if i == 0 and not reply and _ERROR_OPENING_RE.match(line):
+            form = "error_prefix"
+            break
+        paren = _PAREN_EXCEPTION_RE.match(line) if i == 0 else None
+        if paren and _is_exception_name(paren.group(1)):
+            form = "exception"
+            ev.add(_code_hit(t, paren.group(1)))
             break
         if i == 0 and not reply and (redis := _redis_prefix(t, line)) is not None:
             form = "error_prefix"
@@ -449,7 +475,8 @@ def _status_line(t: Table, line: str) -> Hit | None:
     code = int(m.group(1))
     hit = t.http.get(code) or Hit(GENERIC, f"http:{code}")
     rest = line[m.end(1):].lstrip()
-    if line.lstrip().upper().startswith("HTTP") or rest[:1] in (":", "-", ""):
+    opening = line.lstrip().upper()
+    if opening.startswith(("HTTP", "ERROR")) or rest[:1] in (":", "-", "") or words(rest)[:1] == ["error"]:
         return hit
     ev = _Evidence()
     if _phrase_hits(t, rest[:80], ev, 2) >= 0 or any(
@@ -832,7 +859,7 @@ def read_result(result: Any) -> Reading:
     if isinstance(result, bytes | bytearray):
         result = bytes(result[:MAX_WHOLE]).decode("utf-8", "replace")
     if isinstance(result, str):
-        stripped = result.strip()
+        stripped = result.strip().lstrip(_BOM).lstrip()
         if stripped[:1] in ("{", "["):
             value = _embedded_json(stripped)
             if value is not None:

@@ -161,3 +161,39 @@ def test_garbled_arguments_are_seen_whether_or_not_their_characters_are_escaped(
 def test_an_amount_named_total_beside_a_list_is_not_a_count() -> None:
     order = {"order_id": "A1", "currency": "EUR", "items": [{"sku": "x"}, {"sku": "y"}], "total": 4200}
     assert not V.read_value(order).found
+
+
+@pytest.mark.parametrize("text,meaning", [
+    # an opening that says an error happened before saying what (Docker, botocore's ClientError)
+    ("Error response from daemon: No such image: registry.example/label:7", "not_found"),
+    ("An error occurred (ThrottlingException) when calling the Invoke operation (reached max retries: 4): "
+     "Rate exceeded", "rate_limit"),
+    ("error while reading response body: unexpected EOF", "connection"),
+    # a driver's exception in parentheses before its message (SQLAlchemy wrapping a DB-API error)
+    ("(pymysql.err.OperationalError) server closed the connection unexpectedly", "connection"),
+    ("(sqlite3.IntegrityError) UNIQUE constraint failed: users.email", "invalid_request"),
+    # an edge cache's status opening: "Error NNN reason" and "NNN ERROR"
+    ("Error 504 Gateway Time-out\n\nVarnish cache server", "timeout"),
+    ("503 ERROR\nThe request could not be satisfied.", "error"),
+    # a byte-order mark before an XML error or a JSON error object
+    ("\ufeff<?xml version=\"1.0\"?><Error><Code>ServerBusy</Code><Message>busy</Message></Error>", "rate_limit"),
+    ("\ufeff{\"error\": {\"code\": 404, \"message\": \"gone\"}}", "not_found"),
+])
+def test_error_openings_of_runtimes_drivers_and_edges(text: str, meaning: str) -> None:
+    got = V.read_result(text)
+    assert got.is_error and got.meaning == meaning, got
+
+
+@pytest.mark.parametrize("text", [
+    "Error budgets were respected this week: 99.95% availability.",  # a report about errors, no colon soon enough
+    "(see the attached summary) all 12 orders shipped",  # parentheses that name no exception
+    "503 orders were shipped today",  # a number at the start that is not a status
+    "\ufeff{\"orders\": [], \"count\": 0}",  # data behind a byte-order mark
+])
+def test_openings_that_are_not_errors(text: str) -> None:
+    assert not V.read_result(text).is_error
+
+
+def test_an_error_opening_does_not_make_a_model_reply_an_error() -> None:
+    assert not V.read_text("Error handling: I retried the call and it worked, here is the answer.",
+                           reply=True).is_error
