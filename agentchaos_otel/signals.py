@@ -740,10 +740,20 @@ def _only_as_word_start(value: str, text: str, limit: int = 64) -> bool:
     return seen > 0
 
 
+REFERENCE_MAX_WORDS = 3
+REFERENCE_MAX_CHARS = 64
+
+
+def _names_something(value: str) -> bool:
+    """A short value of a few words at most: a reference to an entity rather than composed text."""
+    return len(value) <= REFERENCE_MAX_CHARS and len(value.split()) <= REFERENCE_MAX_WORDS
+
+
 def argument_grounding(tool_calls: list[dict[str, Any]], messages: list[Any] | None, *,
                        text: str | None = None) -> dict[str, Any]:
-    """Count string argument values (3+ characters) that the conversation never mentioned, and
-    values it holds only as the start of a longer word (cut short on the way).
+    """Count string argument values (3+ characters, naming something: a few words at most) that
+    the conversation never mentioned, and values it holds only as the start of a longer word (cut
+    short on the way).
 
     Computed from the request the model answered, so it needs no content capture: only the counts
     are kept. A model inventing an entity (or a proxy substituting one) shows up in the first
@@ -767,7 +777,9 @@ def argument_grounding(tool_calls: list[dict[str, Any]], messages: list[Any] | N
                 A.RESPONSE_TOOL_ARGS_CUT_VALUES: 0, A.RESPONSE_TOOL_ARGS_SHORT_CUT_VALUES: 0}
     if text is None:
         text = _message_text(messages)
-    long_values = [v for v in values if len(v) >= 3]
+    # Only values that name something (an id, a city, a person, an address) can be ungrounded: a
+    # subject line or a message body the model composed is new text by nature.
+    long_values = [v for v in values if len(v) >= 3 and _names_something(v)]
     ungrounded = sum(1 for v in long_values if v not in text)
     # A value in capitals is compared with the conversation's own case: "EUR" for "euros" is an
     # abbreviation written on purpose, "AA" for "AAPL" is a cut code (the raw text is joined only then).

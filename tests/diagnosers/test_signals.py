@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agentchaos_otel import attributes as A
@@ -134,6 +136,19 @@ def test_argument_grounding_counts_values_the_conversation_never_mentioned() -> 
     earlier_call = messages + [{"role": "assistant", "content": None, "tool_calls": [calls[0]]}]
     assert signals.argument_grounding(calls, earlier_call)[A.RESPONSE_TOOL_ARGS_UNGROUNDED] == 0
     assert signals.argument_grounding([], messages) == {}
+
+
+def test_text_the_model_composed_is_not_an_ungrounded_reference() -> None:
+    messages = [{"role": "user", "content": "Tell Mei Chen (mei@example.com) her refund for ORD-3451 is done"}]
+    calls = [{"function": {"name": "send_email", "arguments": json.dumps({
+        "to": "mei@example.com", "subject": "Refund for order ORD-3451",
+        "body": "Hi Mei Chen, your refund is on its way and should arrive within five days."})}}]
+    out = signals.argument_grounding(calls, messages)
+    # the subject and the body are new text by nature: only the address is a reference, and it is grounded
+    assert out[A.RESPONSE_TOOL_ARGS_STRINGS] == 1 and out[A.RESPONSE_TOOL_ARGS_UNGROUNDED] == 0
+    invented = [{"function": {"name": "send_email", "arguments": json.dumps({"to": "noah@example.com",
+                                                                          "subject": "Refund for order ORD-3451"})}}]
+    assert signals.argument_grounding(invented, messages)[A.RESPONSE_TOOL_ARGS_UNGROUNDED] == 1
 
 
 def test_argument_values_cut_short_are_counted_apart_from_invented_ones() -> None:
