@@ -11,7 +11,9 @@ Three stacks send the same chat-completions request to the same loopback SIMULAT
 - plain httpx: a bare client;
 - OTel httpx instrumentation: the same client instrumented (``HTTPX2ClientInstrumentor``);
 - ours, trace-only: the same client over our transport (its LLM span, request and response
-  annotation, step numbering, episodes of 20 calls as an agent's calls come, no fault plan).
+  annotation, step numbering, episodes of 20 calls as an agent's calls come, no fault plan);
+- two floors, informational: one bare SDK span around the call, and that span with both bodies
+  parsed as JSON: what any design with a span per call pays before it annotates anything.
 
 Both traced stacks hand their spans to a batch processor whose exporter drops them: span work is
 compared, not storage (the exporter has its own benchmark). The model runs in another process, so
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import random
 import statistics
 import subprocess
@@ -40,6 +43,8 @@ from typing import Any
 TARGET_ADDED_US = 100.0
 EPISODE_CALLS = 20
 STACKS = ("plain httpx", "OTel httpx instrumentation", "ours, trace-only")
+# Floors: what any design that puts one span on each call pays before it annotates anything.
+FLOORS = ("floor: one bare span", "floor: one bare span, both bodies parsed")
 MODES = ("sync", "async")
 BODY = {"model": "sim-bench", "messages": [{"role": "system", "content": "You answer questions."},
                                            {"role": "user", "content": "What is the answer?"}]}
@@ -111,6 +116,47 @@ def _providers() -> tuple[Any, Any]:
     return otel, ours
 
 
+class _FloorTransport:
+    """The least a span-per-call transport does: one SDK span around the call with the request's
+    model as its one attribute and, with ``parse``, both bodies read and parsed as JSON (the reply
+    handed back as read). Benchmark only: it measures the floor under our per-call time."""
+
+    def __init__(self, wrapped: Any, provider: Any, parse: bool) -> None:
+        self.wrapped, self.parse = wrapped, parse
+        self.tracer = provider.get_tracer("agentchaos.bench.floor")
+
+    def _start(self, request: Any) -> Any:
+        model = json.loads(request.content).get("model") if self.parse else None
+        return self.tracer.start_as_current_span("chat", attributes={"gen_ai.request.model": model or ""})
+
+    def _reply(self, request: Any, response: Any, raw: bytes) -> Any:
+        import httpx2
+
+        json.loads(raw)
+        return httpx2.Response(response.status_code, headers=response.headers.raw, content=raw,
+                               request=request, extensions=response.extensions)
+
+    def handle_request(self, request: Any) -> Any:
+        with self._start(request):
+            response = self.wrapped.handle_request(request)
+            if not self.parse:
+                return response
+            return self._reply(request, response, response.read())
+
+    async def handle_async_request(self, request: Any) -> Any:
+        with self._start(request):
+            response = await self.wrapped.handle_async_request(request)
+            if not self.parse:
+                return response
+            return self._reply(request, response, await response.aread())
+
+    def close(self) -> None:
+        self.wrapped.close()
+
+    async def aclose(self) -> None:
+        await self.wrapped.aclose()
+
+
 def _clients(otel: Any, ours: Any, asynchronous: bool) -> dict[str, Any]:
     import httpx2
     from opentelemetry.instrumentation.httpx import HTTPX2ClientInstrumentor
@@ -127,7 +173,10 @@ def _clients(otel: Any, ours: Any, asynchronous: bool) -> dict[str, Any]:
         ours_client = httpx2.Client(transport=ChaosTransport(httpx2.HTTPTransport(), tracer_provider=ours))
         plain = httpx2.Client()
     HTTPX2ClientInstrumentor.instrument_client(instrumented, tracer_provider=otel)
-    return dict(zip(STACKS, (plain, instrumented, ours_client), strict=True))
+    client = httpx2.AsyncClient if asynchronous else httpx2.Client
+    inner = httpx2.AsyncHTTPTransport if asynchronous else httpx2.HTTPTransport
+    floors = [client(transport=_FloorTransport(inner(), otel, parse)) for parse in (False, True)]
+    return dict(zip(STACKS + FLOORS, (plain, instrumented, ours_client, *floors), strict=True))
 
 
 class _Episodes:
@@ -203,7 +252,8 @@ def _pct(values: list[float], q: float) -> float:
 
 def measure(calls: int, rounds: int) -> dict[str, dict[str, dict[str, float]]]:
     """Per mode and stack: wall p50/p99 and CPU p50 per call, in µs."""
-    samples: dict[str, dict[str, list[tuple[float, float]]]] = {m: {s: [] for s in STACKS} for m in MODES}
+    stacks = STACKS + FLOORS
+    samples: dict[str, dict[str, list[tuple[float, float]]]] = {m: {s: [] for s in stacks} for m in MODES}
     otel, ours = _providers()
     with loopback_model() as base_url:
         url = f"{base_url}/chat/completions"
@@ -211,13 +261,13 @@ def measure(calls: int, rounds: int) -> dict[str, dict[str, dict[str, float]]]:
         loop = asyncio.new_event_loop()
         try:
             aclients = _clients(otel, ours, asynchronous=True)
-            episodes = {(m, s): _Episodes(ours, s == STACKS[2]) for m in MODES for s in STACKS}
+            episodes = {(m, s): _Episodes(ours, s == STACKS[2]) for m in MODES for s in stacks}
             runs: dict[str, Callable[[str, int], list[tuple[float, float]]]] = {
                 "sync": lambda s, n: _time_sync(sync[s], url, n, episodes["sync", s]),
                 "async": lambda s, n: loop.run_until_complete(_time_async(aclients[s], url, n,
                                                                           episodes["async", s])),
             }
-            alternate(runs, STACKS, samples, rounds=rounds, calls=calls, warmup=50)
+            alternate(runs, stacks, samples, rounds=rounds, calls=calls, warmup=50)
             for c in aclients.values():
                 loop.run_until_complete(c.aclose())
         finally:
@@ -253,6 +303,15 @@ def rows(figures: dict[str, dict[str, dict[str, float]]]) -> list[dict[str, Any]
                     "baseline_value": round(otel["wall_p50_us"]),
                     "ratio": round(ours["wall_p50_us"] / otel["wall_p50_us"], 3), "target": "report only",
                     "holds": None, "otel_added_us": round(otel["wall_p50_us"] - plain["wall_p50_us"]), **common})
+        for floor in FLOORS:
+            f = by[floor]
+            out.append({"figure": f"{floor}: time added per call, {mode}, p50, over plain httpx",
+                        "value": round(f["wall_p50_us"] - plain["wall_p50_us"]),
+                        "baseline": "plain httpx (httpx2), same run", "baseline_value": round(plain["wall_p50_us"]),
+                        "ratio": round(f["wall_p50_us"] / plain["wall_p50_us"], 3),
+                        "target": "informational: what one span per call costs before any annotation",
+                        "holds": None, "cpu_added_us": round(f["cpu_p50_us"] - plain["cpu_p50_us"]),
+                        "unit": "µs", "simulated": True, "calls": f["calls"]})
     return out
 
 
@@ -270,7 +329,7 @@ def _print(figures: dict[str, dict[str, dict[str, float]]]) -> None:
         plain = by[STACKS[0]]
         print(f"{mode}:")
         for stack, f in by.items():
-            print(f"  {stack:28} wall p50 {f['wall_p50_us']:7.0f} (+{f['wall_p50_us'] - plain['wall_p50_us']:4.0f})"
+            print(f"  {stack:42} wall p50 {f['wall_p50_us']:7.0f} (+{f['wall_p50_us'] - plain['wall_p50_us']:4.0f})"
                   f"  p99 {f['wall_p99_us']:7.0f}  cpu p50 {f['cpu_p50_us']:6.0f} "
                   f"(+{f['cpu_p50_us'] - plain['cpu_p50_us']:4.0f})  [{f['calls']} calls]")
     for r in rows(figures):
