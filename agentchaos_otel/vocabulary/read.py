@@ -72,7 +72,7 @@ WRAPPER_KEYS = frozenset({"result", "response", "data", "body", "meta", "metadat
                           "status", "error", "content"})
 REPORT_KEYS = frozenset({"message", "detail", "msg", "documentationurl", "docurl", "moreinfo", "help",
                          "requestid", "status", "code", "title", "type", "details", "hint", "timestamp", "path",
-                         "instance", "traceid"})
+                         "instance", "traceid", "name", "debugid", "links", "informationlink"})
 _META_KEYS = frozenset({"took", "status", "timedout", "timeout", "shards", "message", "code", "requestid",
                         "totalcount", "total", "count", "incompleteresults", "failures", "failed",
                         "partial", "ispartial", "incomplete", "truncated", "complete", "iscomplete",
@@ -832,24 +832,29 @@ def _more_than_shown(obj: dict[str, Any]) -> str:
 def _message_only(t: Table, obj: dict[str, Any]) -> Reading | None:
     """An object made only of what an error report holds (a message beside codes, details, hints,
     documentation links, ids): how several APIs refuse a call (GitHub's ``{message,
-    documentation_url}``, PostgREST's ``{code, message, details, hint}``). It is a failure when its
-    code or its words say which one; a bare message about anything else is not taken for one."""
+    documentation_url}``, PostgREST's ``{code, message, details, hint}``, PayPal's ``{name, message,
+    debug_id, links}``). It is a failure when its words say which one, or when a code or name
+    member holds a published error code (then even a generic one); a bare message about anything
+    else is not taken for one."""
     keys = {norm(k) for k in obj if isinstance(k, str)}
     if not obj or len(obj) > 6 or not keys <= REPORT_KEYS or not keys & {"message", "detail", "msg"}:
         return None
     ev = _Evidence()
+    coded = False  # a published error code names the failure, even a generic one
     for k, v in obj.items():
         if not isinstance(k, str):
             continue
         nk = norm(k)
         if nk in ("message", "detail", "msg") and isinstance(v, str):
             _phrase_hits(t, v, ev)
-        elif nk == "code" and isinstance(v, str) and v.strip():
+        elif nk in ("code", "name", "type") and isinstance(v, str) and v.strip():
             code = v.strip()
-            ev.add(_sqlstate(t, code) if len(code) == 5 and code[:2].isalnum() and any(c.isdigit() for c in code)
-                   else t.tokens.get(norm(code)))
+            hit = (_sqlstate(t, code) if nk == "code" and len(code) == 5 and code[:2].isalnum()
+                   and any(c.isdigit() for c in code) else t.tokens.get(norm(code)))
+            coded = coded or hit is not None
+            ev.add(hit)
     hit = best(ev.hits)
-    if hit is None or hit.meaning == GENERIC:
+    if hit is None or (hit.meaning == GENERIC and not coded):
         return None
     return Reading(True, hit.meaning, hit.evidence, "message_only")
 

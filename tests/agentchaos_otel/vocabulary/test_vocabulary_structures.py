@@ -197,3 +197,25 @@ def test_openings_that_are_not_errors(text: str) -> None:
 def test_an_error_opening_does_not_make_a_model_reply_an_error() -> None:
     assert not V.read_text("Error handling: I retried the call and it worked, here is the answer.",
                            reply=True).is_error
+
+
+@pytest.mark.parametrize("obj,meaning", [
+    # PayPal's error report: a published code in `name` names the failure, even a generic one
+    ({"name": "INTERNAL_SERVER_ERROR", "message": "An internal server error has occurred.", "debug_id": "6159",
+      "links": [{"href": "https://developer.paypal.com/api/rest/reference/orders/v2/errors/", "rel": "information_link"}]},
+     "error"),
+    ({"message": "name resolution failed", "request_id": "9597"}, "connection"),  # Kong, upstream DNS
+    ({"message": "Missing Authentication Token"}, "auth"),  # API Gateway
+])
+def test_report_shaped_objects_are_read_by_their_code_or_words(obj: dict[str, Any], meaning: str) -> None:
+    got = V.read_value(obj)
+    assert got.is_error and got.meaning == meaning, got
+
+
+@pytest.mark.parametrize("obj", [
+    {"name": "Alice", "message": "Hello there"},  # a name that is no error code
+    {"type": "note", "message": "Order shipped"},
+    {"name": "Build 42", "message": "An internal server error has occurred."},  # generic words and no code
+])
+def test_report_shaped_objects_without_a_code_or_specific_words_are_not_errors(obj: dict[str, Any]) -> None:
+    assert not V.read_value(obj).is_error
