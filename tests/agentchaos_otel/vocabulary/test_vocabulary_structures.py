@@ -202,7 +202,8 @@ def test_an_error_opening_does_not_make_a_model_reply_an_error() -> None:
 @pytest.mark.parametrize("obj,meaning", [
     # PayPal's error report: a published code in `name` names the failure, even a generic one
     ({"name": "INTERNAL_SERVER_ERROR", "message": "An internal server error has occurred.", "debug_id": "6159",
-      "links": [{"href": "https://developer.paypal.com/api/rest/reference/orders/v2/errors/", "rel": "information_link"}]},
+      "links": [{"href": "https://developer.paypal.com/api/rest/reference/orders/v2/errors/",
+                 "rel": "information_link"}]},
      "error"),
     ({"message": "name resolution failed", "request_id": "9597"}, "connection"),  # Kong, upstream DNS
     ({"message": "Missing Authentication Token"}, "auth"),  # API Gateway
