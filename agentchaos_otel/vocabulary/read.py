@@ -259,14 +259,17 @@ def read_words(text: str, out: _Evidence | None = None) -> _Evidence:
 
 # Structural forms of a text that is an error (each tried on the first and last lines).
 # "HTTP/1.1 503 ...", "429 Too Many Requests", and the edge caches' "Error 503 first byte timeout"
-# (Varnish) and "502 ERROR" (CloudFront) openings.
-_STATUS_LINE_RE = re.compile(r"^\s*(?:HTTP(?:/\d(?:\.\d)?)?\s*|(?:Error|ERROR|error)\s+)?([45]\d\d)"
+# (Varnish), "502 ERROR" (CloudFront) and "error code: 522" (Cloudflare) openings.
+_STATUS_LINE_RE = re.compile(r"^\s*(?:HTTP(?:/\d(?:\.\d)?)?\s*|(?:Error|ERROR|error)(?:\s+code:)?\s+)?([45]\d\d)"
                              r"(?:\s+[A-Za-z]|\s*[:\-]|\s*$)")
 _BRACKET_RE = re.compile(r"^\s*\[([A-Z][A-Z0-9 _-]{2,})\]")
 _EXCEPTION_RE = re.compile(
-    r"^\s*(?:Caused by:\s*|Exception in thread \"[^\"]*\"\s*|Unhandled exception\.\s*|panic:\s*|Error:\s*"
+    r"^\s*(?:Caused by:\s*|Exception in thread \"[^\"]*\"\s*|Unhandled exception\.\s*|panic:\s*"
+    r"|Code: \d+\.\s*|Error:\s*"
     r"(?=[A-Z][\w.$]*(?:Error|Exception)))?"
-    r"((?:[A-Za-z_$][\w$]*(?:\.|::|/))*[A-Za-z_$][\w$]*)(?::\s|:$|\(|\s\{)")
+    r"((?:[A-Za-z_$][\w$]*(?:\.|::|/))*[A-Za-z_$][\w$]*)(?::\s|:$|\(|\s?\{)")
+_REFERENCE_KEYS = frozenset({"group", "uid", "namespace", "apiVersion", "resourceVersion"})
+_EXCEPTION_MODULES = frozenset({"exceptions", "errors", "exception", "error"})
 _EXC_SUFFIX_RE = re.compile(r"(Error|Exception|Fault|Failure|Timeout|Exceeded|Refused|Denied|Exhausted|"
                             r"Throttled|NotFound|Interrupted|Abort(?:ed)?|Canceled|Cancelled)$")
 _LOG_RE = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\s+)?(?:\[\s*)?(?:ERROR|FATAL|CRITICAL|CRIT|PANIC|SEVERE|"
@@ -288,6 +291,21 @@ _PREFIX_RE = re.compile(r"^\s*(?:(?:rpc )?error|exception|fatal(?: error)?|faile
 _ERROR_OPENING_RE = re.compile(r"^\s*(?:an?\s+)?(?:unexpected\s+|internal\s+|unknown\s+)?error\s+"
                                r"(?:occurred|happened|response|while|when|during|in|from|on|at|for|\w+ing)\b"
                                r"[^:\n]{0,160}?:(?:\s|$)", re.I)
+# botocore's ClientError as printed: the code in parentheses names the failure. Its exact frame
+# makes it safe to read at the start of a model's reply too (a gateway passing the error on).
+_BOTOCORE_RE = re.compile(r"^\s*An error occurred \(([A-Za-z][\w.]*)\) when calling the \w+ operation")
+# A status code named in a client's opening line: HashiCorp's API clients ("Unexpected response
+# code: 500 (No cluster leader)") and .NET's WebException ("The remote server returned an error:
+# (503) Server Unavailable.").
+_CODE_MENTION_RE = re.compile(r"\bunexpected response code:? \(?([45]\d\d)\b|\breturned an error: \(([45]\d\d)\)", re.I)
+# A PowerShell error record: "Verb-Noun : message" and the record's "+ CategoryInfo" lines.
+_POWERSHELL_RE = re.compile(r"^\s*[A-Z][A-Za-z]+-[A-Za-z]+ : \S")
+_POWERSHELL_RECORD_RE = re.compile(r"^\s*\+ (?:CategoryInfo|FullyQualifiedErrorId)\s*:", re.M)
+# Go's sentinel errors, prefixed by their package ("nats: timeout", "etcdserver: leader changed"):
+# a short one-line text; an error only when its words say which one.
+_PACKAGE_PREFIX_RE = re.compile(r"^\s*[a-z][a-z0-9_]*(?:[./-][a-z0-9_]+)*: (\S[^\n]{0,200})$")
+# A last line with a process's exit status ("[exit status 137]", "exit code 1").
+_EXIT_LINE_RE = re.compile(r"^\s*\[?exit (?:status|code):? (\d{1,3})\]?\s*$", re.I)
 # A driver's exception named in parentheses before its message, as SQLAlchemy wraps DB-API errors:
 # "(psycopg2.OperationalError) server closed the connection unexpectedly".
 _PAREN_EXCEPTION_RE = re.compile(r"^\s*\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\)\s")
@@ -321,9 +339,13 @@ def _exception_name(line: str) -> str | None:
 
 
 def _is_exception_name(name: str) -> bool:
-    """A (qualified) name that is an exception class: by its suffix or by the vocabulary."""
-    last = re.split(r"::|[./]", name)[-1]
-    return bool(_EXC_SUFFIX_RE.search(last)) or norm(last) in load().tokens or norm(name) in load().exceptions
+    """A (qualified) name that is an exception class: by its suffix, by the vocabulary, or by the
+    module it lives in (Python packages keep theirs in ``exceptions`` or ``errors`` modules:
+    ``pika.exceptions.ConnectionClosedByBroker``)."""
+    parts = re.split(r"::|[./]", name)
+    last = parts[-1]
+    return (bool(_EXC_SUFFIX_RE.search(last)) or norm(last) in load().tokens or norm(name) in load().exceptions
+            or any(p.lower() in _EXCEPTION_MODULES for p in parts[:-1]))
 
 
 def _edge_lines(text: str) -> list[str]:
@@ -405,8 +427,29 @@ def _read_text(text: str, reply: bool) -> Reading:
         if i == 0 and _PREFIX_RE.match(line):
             form = "error_prefix"
             break
+        if i == 0 and (boto := _BOTOCORE_RE.match(line)) is not None:
+            form = "exception"
+            ev.add(_code_hit(t, boto.group(1)))
+            break
         if i == 0 and not reply and _ERROR_OPENING_RE.match(line):
             form = "error_prefix"
+            break
+        if i == 0 and not reply and (mention := _CODE_MENTION_RE.search(line)) is not None:
+            code = int(mention.group(1) or mention.group(2))
+            form = "status_line"
+            ev.add(t.http.get(code) or Hit(GENERIC, f"http:{code}"))
+            break
+        if i == 0 and _POWERSHELL_RE.match(line) and _POWERSHELL_RECORD_RE.search(stripped):
+            form = "exception"
+            break
+        if i == 0 and not reply and "\n" not in stripped and (pkg := _package_error(t, line)) is not None:
+            form = "error_prefix"
+            ev.add(pkg)
+            break
+        exit_line = _EXIT_LINE_RE.match(line) if not reply and i == len(lines) - 1 and i > 0 else None
+        if exit_line and int(exit_line.group(1)):
+            form = "process_result"
+            ev.add(t.numbers.get(("exit", int(exit_line.group(1)))))
             break
         paren = _PAREN_EXCEPTION_RE.match(line) if i == 0 else None
         if paren and _is_exception_name(paren.group(1)):
@@ -436,6 +479,20 @@ def _read_text(text: str, reply: bool) -> Reading:
     if not reply:
         return _trailer(t, stripped)
     return NOTHING
+
+
+def _package_error(t: Table, line: str) -> Hit | None:
+    """A Go sentinel error prefixed by its package ("nats: timeout"): the words after the prefix
+    must name a failure (a published text, or a name part such as ``timeout``)."""
+    m = _PACKAGE_PREFIX_RE.match(line)
+    if m is None:
+        return None
+    rest = m.group(1)
+    ev = read_words(rest)
+    for w in words(rest):
+        ev.add(_parts_hit(t, w))
+    hit = best(ev.hits)
+    return hit if hit is not None and hit.meaning != GENERIC else None
 
 
 def _redis_prefix(t: Table, line: str) -> Hit | None:
@@ -562,11 +619,14 @@ def _read_error(t: Table, value: Any, ev: _Evidence, depth: int = 0) -> None:
             _read_error(t, item, ev, depth + 1)
     elif isinstance(value, dict):
         msg = _has_message(value)
+        # A reference to the object the error is about (Kubernetes StatusDetails: name, group,
+        # kind, uid): its name and kind are data ("auth" may be a service's name), not codes.
+        reference = not value.keys().isdisjoint(_REFERENCE_KEYS)
         for k, v in list(value.items())[:MAX_KEYS]:
             if not isinstance(k, str):
                 continue
             nk = norm(k)
-            if nk in CODE_KEYS:
+            if nk in CODE_KEYS and not (reference and nk in ("name", "kind")):
                 if isinstance(v, int) and not isinstance(v, bool):
                     ev.add(_number_hit(t, nk, v, msg))
                 elif isinstance(v, str):
@@ -730,7 +790,9 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
                if isinstance(k, str) and norm(k) in ERROR_KEYS and _truthy(v)]
     status = _status_reading(t, obj)
     kind = obj.get("__type")
-    typed = isinstance(kind, str) and bool(re.search(r"(Exception|Error|Fault)$", kind))
+    if isinstance(kind, str):  # AWS JSON protocols may qualify it: "com.amazonaws.sqs#OverLimit"
+        kind = kind.rsplit("#", 1)[-1]
+    typed = isinstance(kind, str) and (bool(re.search(r"(Exception|Error|Fault)$", kind)) or norm(kind) in t.tokens)
     if not (members or failed or status or typed):
         return _message_only(t, obj) or NOTHING
     if status is not None and status.meaning == "partial" and not (members or failed or typed):

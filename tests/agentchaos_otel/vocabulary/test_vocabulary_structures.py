@@ -220,3 +220,53 @@ def test_report_shaped_objects_are_read_by_their_code_or_words(obj: dict[str, An
 ])
 def test_report_shaped_objects_without_a_code_or_specific_words_are_not_errors(obj: dict[str, Any]) -> None:
     assert not V.read_value(obj).is_error
+
+
+@pytest.mark.parametrize("text,meaning", [
+    ("nats: timeout", "timeout"),  # a Go sentinel error behind its package prefix
+    ("Unexpected response code: 503 (No cluster leader)", "error"),  # HashiCorp API clients
+    ("error code: 522", "timeout"),  # Cloudflare's plain-text status page
+    ("KafkaError{code=UNKNOWN_TOPIC_OR_PART,val=3,str=\"Broker: Unknown topic or partition\"}", "not_found"),
+    ("Code: 159. DB::Exception: Timeout exceeded: elapsed 30.0 seconds. (TIMEOUT_EXCEEDED)", "timeout"),
+    ("pika.exceptions.ConnectionClosedByBroker: (320, 'CONNECTION_FORCED - broker forced connection closure')",
+     "connection"),  # a class on no list, known for an exception by its module
+    ("Get-Deployment : The term 'Get-Deployment' is not recognized as the name of a cmdlet.\n"
+     "At line:1 char:1\n    + CategoryInfo          : ObjectNotFound", "not_found"),  # a PowerShell error record
+    ("deploying checkout...\nwaiting for rollout\n[exit status 124]", "timeout"),  # the exit status on the last line
+    ('{"__type": "com.amazonaws.sqs#OverLimit", "message": "Too many messages in flight"}', "rate_limit"),
+])
+def test_runtime_and_client_error_forms(text: str, meaning: str) -> None:
+    got = V.read_result(text)
+    assert got.is_error and got.meaning == meaning, got
+
+
+@pytest.mark.parametrize("text", [
+    "status: all 3 replicas ready",  # a package-like prefix whose words name no failure
+    "note: the rollout finished",
+    "deploying checkout...\nrollout finished\n[exit status 0]",  # a process that succeeded
+    "Response code: 200 (OK)",
+    "Get-Deployment : checkout (3 replicas, healthy)",  # a PowerShell-like line without an error record
+])
+def test_runtime_like_texts_that_are_not_errors(text: str) -> None:
+    assert not V.read_result(text).is_error
+
+
+@pytest.mark.parametrize("text,meaning", [
+    ("An error occurred (ThrottlingException) when calling the InvokeModel operation: Too many requests", "rate_limit"),
+    ("error code: 524", "timeout"),
+])
+def test_a_model_reply_that_is_a_passed_on_error_is_read_as_one(text: str, meaning: str) -> None:
+    got = V.read_text(text, reply=True)
+    assert got.is_error and got.meaning == meaning, got
+
+
+def test_a_reply_that_talks_about_an_error_code_is_not_one() -> None:
+    assert not V.read_text("The error code 524 means the origin took too long; retry later.", reply=True).is_error
+
+
+def test_the_object_a_kubernetes_status_is_about_is_data_not_a_code() -> None:
+    status = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404,
+              "message": 'deployments.apps "auth" not found',
+              "details": {"name": "auth", "group": "apps", "kind": "deployments"}}  # a service named "auth"
+    got = V.read_value(status)
+    assert got.is_error and got.meaning == "not_found", got
