@@ -833,6 +833,15 @@ def body_signals(body: Any) -> dict[str, Any]:
     return out
 
 
+def messages_body_signals(body: Any) -> dict[str, Any]:
+    """How a 2xx Messages API body failed to carry an answer: Anthropic's error object
+    (``{"type": "error", "error": {"type": "overloaded_error", ...}}``) where the message should be,
+    as gateways and proxies pass it on with a 200 status."""
+    if isinstance(body, dict) and body.get("error") not in (None, "", {}, [], False):
+        return {A.RESPONSE_BODY_ERROR: True, **error_body_signals(body)}
+    return {}
+
+
 def _blocked(body: dict[str, Any], first: dict[str, Any] | None) -> str:
     """The published member that says a safety filter or guardrail blocked the answer, or ''."""
     results = first.get("content_filter_results") if first is not None else None

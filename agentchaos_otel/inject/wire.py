@@ -138,6 +138,7 @@ class AnthropicMessages(WireFormat):
 
     provider = A.PROVIDER_ANTHROPIC
     view = staticmethod(annotate.view_anthropic)
+    body_signals = staticmethod(signals.messages_body_signals)
     has_tool_calls = staticmethod(anthropic_faults.has_tool_use)
     apply_response_fault = staticmethod(anthropic_faults.apply_response_fault)
     assemble_stream = staticmethod(messages_sse.assemble_message)

@@ -60,6 +60,16 @@ def test_body_signals_see_error_objects_missing_choices_null_message_and_refusal
     assert azure[A.RESPONSE_ERROR_CODE] == "content_filter" and "filtered" in azure[A.RESPONSE_ERROR_MARKERS]
 
 
+@pytest.mark.parametrize("error_type,failure", [("overloaded_error", "error"), ("rate_limit_error", "rate_limit"),
+                                                ("authentication_error", "auth")])
+def test_an_anthropic_error_object_in_a_2xx_messages_body_is_a_body_error(error_type: str, failure: str) -> None:
+    body = {"type": "error", "error": {"type": error_type, "message": "..."}}
+    got = signals.messages_body_signals(body)
+    assert got[A.RESPONSE_BODY_ERROR] is True and got[A.RESPONSE_FAILURE] == failure
+    assert got[A.RESPONSE_ERROR_CODE] == error_type
+    assert signals.messages_body_signals({"type": "message", "content": [], "stop_reason": "end_turn"}) == {}
+
+
 def test_format_and_corruption_signals() -> None:
     assert signals.embedded_json('```json\n{"a": 1}\n```') and signals.embedded_json('Here: {"a": 1}. Bye')
     assert not signals.embedded_json('{"a": 1}') and not signals.embedded_json("plain {text}")
