@@ -548,13 +548,16 @@ def json_like(stripped: str) -> bool:
 
 def read_result_text(text: str) -> vocabulary.Reading:
     """What a result that is not valid JSON says: a text error is read for its meaning; text that
-    is meant as JSON and does not parse is an error only when it opens an error member."""
+    is meant as JSON and does not parse is an error only when it opens an error member, and
+    partial when a last line says the output was cut."""
     stripped = text.lstrip()
     if json_like(stripped):
         if _CUT_ERROR_RE.search(stripped[:2000]):
             ev = vocabulary.read_text("Error: " + stripped[:4000])
             return vocabulary.Reading(True, ev.meaning or vocabulary.GENERIC, ev.evidence, "error_member")
-        return vocabulary.NOTHING
+        # JSON followed by a line saying the output above was cut ("... output truncated"): partial
+        trailer = vocabulary.read_text(stripped)
+        return trailer if trailer.form == "trailer" else vocabulary.NOTHING
     return vocabulary.read_text(text)
 
 

@@ -451,6 +451,8 @@ def _tool_malformed(o: Observation, v: EpisodeView) -> Finding | None:
     elsewhere (a generic tool ``error``: a text that is an error is never "invalid JSON")."""
     if o.result_is_json is not False or o.result_empty or o.result_is_error:
         return None
+    if o.result_failure == "partial":  # the text says itself that it was cut: partial, not broken
+        return None
     if o.result_json_like:
         return Finding("malformed_json", "tool_result", 0.85,
                        f"{_where(o)}: tool result is not valid JSON ({o.result_length} chars)")

@@ -76,7 +76,8 @@ REPORT_KEYS = frozenset({"message", "detail", "msg", "documentationurl", "docurl
 _META_KEYS = frozenset({"took", "status", "timedout", "timeout", "shards", "message", "code", "requestid",
                         "totalcount", "total", "count", "incompleteresults", "failures", "failed",
                         "partial", "ispartial", "incomplete", "truncated", "complete", "iscomplete",
-                        "ok", "success", "error", "errors", "warnings", "meta", "metadata"})
+                        "ok", "success", "error", "errors", "warnings", "meta", "metadata", "statistics",
+                        "rows"})
 _FAILED_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "emerg", "alert", "severe"})
 # Status words that only a call's own report uses (a record may be "failed" or "denied" itself).
 _CALL_LEVEL_WORDS = frozenset({"error", "fault", "throttled", "ratelimited", "timedout", "timeout"})
@@ -86,7 +87,12 @@ _STREAM_KEYS = frozenset({"stderr", "stdout", "output", "Stderr", "Stdout", "Out
                           "StdOut"})
 # Members that say how many items exist in all (``total`` beside a list of fewer items), and
 # members that offer the rest (a page the caller asked for, with the way to the next one).
-_COUNT_KEYS = frozenset({"total", "totalcount", "count", "totalresults", "totalitems", "totalsize", "totalhits"})
+# ClickHouse's JSON output format counts the rows a LIMIT left out in rows_before_limit_at_least.
+_COUNT_KEYS = frozenset({"total", "totalcount", "count", "totalresults", "totalitems", "totalsize", "totalhits",
+                         "rowsbeforelimitatleast"})
+# Members where an answer carries warnings about itself (Prometheus `warnings`, Grafana data
+# frames' `meta.notices`): one saying the answer was cut makes it partial.
+_NOTICE_KEYS = frozenset({"warnings", "warning", "notices", "notice"})
 _PAGING_KEYS = frozenset({"limit", "pagesize", "perpage", "page", "offset", "next", "nextpagetoken", "nexttoken",
                           "cursor", "nextcursor", "hasmore", "pagetoken", "start", "after", "nextlink", "links",
                           "continue", "continuationtoken", "pagination", "paging"})
@@ -794,6 +800,9 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
         kind = kind.rsplit("#", 1)[-1]
     typed = isinstance(kind, str) and (bool(re.search(r"(Exception|Error|Fault)$", kind)) or norm(kind) in t.tokens)
     if not (members or failed or status or typed):
+        notice = _partial_notice(obj)
+        if notice:
+            return Reading(False, "partial", notice, "notice")
         return _message_only(t, obj) or NOTHING
     if status is not None and status.meaning == "partial" and not (members or failed or typed):
         return Reading(False, "partial", status.evidence, "status_object")
@@ -889,6 +898,33 @@ def _more_than_shown(obj: dict[str, Any]) -> str:
     if any(type(v) is not list and k not in _COUNT_KEYS and k not in _META_KEYS for k, v in keys.items()):
         return ""  # other members carry data of their own: not a listing
     return f"count:{counts[0]}"
+
+
+def _partial_notice(obj: dict[str, Any]) -> str:
+    """A warning the answer carries about itself that says it was cut ("Query result truncated:
+    max data points reached", "returning the first 4 of 8 points" beside a status "incomplete"),
+    at the top or under ``meta``: its partial word as evidence, else ''."""
+    t = load()
+    places = [obj] + [m for m in (obj.get("meta"), obj.get("metadata")) if isinstance(m, dict)]
+    for place in places:
+        for k, v in list(place.items())[:MAX_KEYS]:
+            if not isinstance(k, str) or norm(k) not in _NOTICE_KEYS:
+                continue
+            for item in (v if isinstance(v, list) else [v])[:MAX_ITEMS]:
+                text = item if isinstance(item, str) else (
+                    item.get("text") or item.get("message") if isinstance(item, dict) else None)
+                if not isinstance(text, str):
+                    continue
+                for w in words(text[:500]):
+                    flag = t.flags.get(w)
+                    if flag is not None and flag[1].meaning == "partial" and flag[0] is True:
+                        return f"notice:{w}"
+    status = obj.get("status")
+    if isinstance(status, str) and any(isinstance(k, str) and norm(k) in _NOTICE_KEYS for k in obj):
+        hit = t.status_words.get(norm(status))  # "incomplete" beside the warnings that say why
+        if hit is not None and hit.meaning == "partial":
+            return f"status:{status.lower()}"
+    return ""
 
 
 def _message_only(t: Table, obj: dict[str, Any]) -> Reading | None:

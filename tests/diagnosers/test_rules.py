@@ -88,6 +88,7 @@ def test_llm_rules_name_type_and_step(kwargs: dict[str, Any], ftype: str, rule: 
     ({}, "empty"),
     ("", "empty"),
     ('{"city": "Oslo", "temperature": 4.', "malformed_json"),
+    ('{"city": "Oslo", "temperature": 4.5}\n... output truncated (1 of 2 results shown)', "truncated"),
     ({"city": "Oslo", "temperature": 4.5}, "truncated"),
     ({"CITY": "Oslo", "temperature_v2": "4.5", "humidity": "80", "conditions": "rain"}, "key_rename"),
     ({"city": "Oslo", "temperature": "4.5", "humidity": "80", "conditions": "rain"}, "key_rename"),

@@ -270,3 +270,23 @@ def test_the_object_a_kubernetes_status_is_about_is_data_not_a_code() -> None:
               "details": {"name": "auth", "group": "apps", "kind": "deployments"}}  # a service named "auth"
     got = V.read_value(status)
     assert got.is_error and got.meaning == "not_found", got
+
+
+@pytest.mark.parametrize("result", [
+    {"points": [[1, 2]],
+     "meta": {"notices": [{"severity": "warning", "text": "Query result truncated: max data points"}]}},
+    {"points": [[1, 2]], "status": "incomplete", "warnings": ["query hit max_samples limit; returning 4 of 8 points"]},
+    {"data": [{"a": 1}], "rows": 1, "rows_before_limit_at_least": 2, "statistics": {"elapsed": 0.02}},  # ClickHouse
+])
+def test_warnings_an_answer_carries_about_itself_make_it_partial(result: dict[str, Any]) -> None:
+    got = V.read_value(result)
+    assert not got.is_error and got.meaning == "partial", got
+
+
+@pytest.mark.parametrize("result", [
+    {"points": [[1, 2]], "warnings": ["parameter step is deprecated"]},  # a warning about something else
+    {"task": "write report", "status": "incomplete"},  # a record's own status
+    {"data": [{"a": 1}, {"a": 2}], "rows": 2, "rows_before_limit_at_least": 2},  # nothing left out
+])
+def test_warnings_and_statuses_that_say_nothing_was_cut(result: dict[str, Any]) -> None:
+    assert V.read_value(result).meaning != "partial"
