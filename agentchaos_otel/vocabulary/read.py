@@ -1009,6 +1009,13 @@ def read_exception_names(names: Iterable[str], message: str = "") -> Reading:
             ev.add(_parts_hit(t, last))
         if message:
             read_words(message, ev)
+            top = best(ev.hits)
+            if top is None or top.meaning == GENERIC:
+                # A wrapper class that says little ("BackendError") around the text of the system
+                # below it: that text's own form says more ("pika.exceptions.ConnectionClosedByBroker: ...").
+                inner = _read_text(message[:MAX_WHOLE].strip(), False)
+                if inner.is_error and inner.meaning and inner.meaning != GENERIC:
+                    ev.add(Hit(inner.meaning, inner.evidence or inner.form))
         return ev.reading("exception")
     except Exception:  # noqa: BLE001
         return Reading(True, GENERIC, "", "exception")

@@ -290,3 +290,10 @@ def test_warnings_an_answer_carries_about_itself_make_it_partial(result: dict[st
 ])
 def test_warnings_and_statuses_that_say_nothing_was_cut(result: dict[str, Any]) -> None:
     assert V.read_value(result).meaning != "partial"
+
+
+def test_a_wrapper_exception_is_read_through_the_text_of_the_system_below_it() -> None:
+    message = "pika.exceptions.ConnectionClosedByBroker: (320, 'CONNECTION_FORCED - broker forced connection closure')"
+    got = V.read_exception_names(["ToolBackendError"], message)
+    assert got.is_error and got.meaning == "connection", got
+    assert V.read_exception_names(["TimeoutError"], message).meaning == "timeout"  # the class decides first
