@@ -559,7 +559,7 @@ _f(
     "stream",
     "stream_error",
     OPENROUTER,
-    body=_err("upstream connect error or disconnect/reset before headers", "server_error", "502"),
+    body=_err("Provider returned error", "server_error", "502"),
 )
 _f(
     "stream_error_event_rate",
