@@ -64,7 +64,8 @@ CODE_KEYS = frozenset({"code", "type", "reason", "status", "error", "name", "kin
 # Members of an error report that hold words.
 MESSAGE_KEYS = frozenset({"message", "msg", "detail", "details", "description", "title", "errormessage",
                           "errordescription", "faultstring", "reason", "text", "cause", "hint", "error",
-                          "stack", "stacktrace", "trace", "info", "content", "output", "stderr"})
+                          "stack", "stacktrace", "trace", "info", "content", "output", "stderr", "errorsummary",
+                          "value"})
 STATUS_KEYS = frozenset({"status", "state", "result", "outcome", "level", "severity", "levelname"})
 HTTP_STATUS_KEYS = frozenset({"status", "statuscode", "httpstatus", "httpstatuscode", "httpcode",
                               "responsecode", "code"})
@@ -72,7 +73,8 @@ WRAPPER_KEYS = frozenset({"result", "response", "data", "body", "meta", "metadat
                           "status", "error", "content"})
 REPORT_KEYS = frozenset({"message", "detail", "msg", "documentationurl", "docurl", "moreinfo", "help",
                          "requestid", "status", "code", "title", "type", "details", "hint", "timestamp", "path",
-                         "instance", "traceid", "name", "debugid", "links", "informationlink"})
+                         "instance", "traceid", "name", "debugid", "links", "informationlink", "errornumber",
+                         "sqlstate", "statementhandle", "statementhandles", "elements"})
 _META_KEYS = frozenset({"took", "status", "timedout", "timeout", "shards", "message", "code", "requestid",
                         "totalcount", "total", "count", "incompleteresults", "failures", "failed",
                         "partial", "ispartial", "incomplete", "truncated", "complete", "iscomplete",
@@ -273,7 +275,7 @@ _EXCEPTION_RE = re.compile(
     r"^\s*(?:Caused by:\s*|Exception in thread \"[^\"]*\"\s*|Unhandled exception\.\s*|panic:\s*"
     r"|Code: \d+\.\s*|Error:\s*"
     r"(?=[A-Z][\w.$]*(?:Error|Exception)))?"
-    r"((?:[A-Za-z_$][\w$]*(?:\.|::|/))*[A-Za-z_$][\w$]*)(?::\s|:$|\(|\s?\{)")
+    r"((?:[A-Za-z_$][\w$]*(?:\.|::|/|\\))*[A-Za-z_$][\w$]*)(?::\s|:$|\(|\s?\{)")
 _REFERENCE_KEYS = frozenset({"group", "uid", "namespace", "apiVersion", "resourceVersion"})
 _EXCEPTION_MODULES = frozenset({"exceptions", "errors", "exception", "error"})
 _EXC_SUFFIX_RE = re.compile(r"(Error|Exception|Fault|Failure|Timeout|Exceeded|Refused|Denied|Exhausted|"
@@ -294,7 +296,8 @@ _PREFIX_RE = re.compile(r"^\s*(?:(?:rpc )?error|exception|fatal(?: error)?|faile
 # operation: ..." (botocore's ClientError), "error while reading body: ...". The word after
 # "error" must say when or where ("Error budgets were met: ..." is a report, not an error). Only
 # tool results are read this way: a model's reply may begin a sentence about errors.
-_ERROR_OPENING_RE = re.compile(r"^\s*(?:an?\s+)?(?:unexpected\s+|internal\s+|unknown\s+)?error\s+"
+_ERROR_OPENING_RE = re.compile(r"^\s*(?:an?\s+)?(?:(?:unexpected|internal|unknown|database|runtime|compilation|"
+                               r"parsing|syntax|network|server|client|connection|validation|dependency)\s+)?error\s+"
                                r"(?:occurred|happened|response|while|when|during|in|from|on|at|for|\w+ing)\b"
                                r"[^:\n]{0,160}?:(?:\s|$)", re.I)
 # botocore's ClientError as printed: the code in parentheses names the failure. Its exact frame
@@ -310,8 +313,17 @@ _POWERSHELL_RECORD_RE = re.compile(r"^\s*\+ (?:CategoryInfo|FullyQualifiedErrorI
 # Go's sentinel errors, prefixed by their package ("nats: timeout", "etcdserver: leader changed"):
 # a short one-line text; an error only when its words say which one.
 _PACKAGE_PREFIX_RE = re.compile(r"^\s*[a-z][a-z0-9_]*(?:[./-][a-z0-9_]+)*: (\S[^\n]{0,200})$")
+# An LDAP result code as Java's JNDI ("[LDAP: error code 32 - No Such Object]") and the UnboundID
+# SDK ("LDAPException(resultCode=49 (invalid credentials), ...)") print it (RFC 4511 result codes).
+_LDAP_RE = re.compile(r"^\s*(?:\[LDAP: error code |LDAPException\(resultCode=)(\d{1,3})\b")
 # A last line with a process's exit status ("[exit status 137]", "exit code 1").
 _EXIT_LINE_RE = re.compile(r"^\s*\[?exit (?:status|code):? (\d{1,3})\]?\s*$", re.I)
+# dbt's run errors: "Database Error in model stg_x (models/stg_x.sql)", then the database's words.
+_QUALIFIED_ERROR_RE = re.compile(r"^\s*(?:Database|Runtime|Compilation|Parsing|Dependency) Error in \w+")
+# An SMTP reply with an enhanced status code (RFC 3463): "550 5.1.1 <x>: Recipient address rejected".
+_SMTP_RE = re.compile(r"^\s*[45]\d\d[ -][45]\.\d{1,3}\.\d{1,3}\s")
+# URLs in an error text name hosts and paths, not failures ("svc.internal" is no gRPC INTERNAL).
+_URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'`<>]+", re.I)
 # A driver's exception named in parentheses before its message, as SQLAlchemy wraps DB-API errors:
 # "(psycopg2.OperationalError) server closed the connection unexpectedly".
 _PAREN_EXCEPTION_RE = re.compile(r"^\s*\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\)\s")
@@ -348,7 +360,7 @@ def _is_exception_name(name: str) -> bool:
     """A (qualified) name that is an exception class: by its suffix, by the vocabulary, or by the
     module it lives in (Python packages keep theirs in ``exceptions`` or ``errors`` modules:
     ``pika.exceptions.ConnectionClosedByBroker``)."""
-    parts = re.split(r"::|[./]", name)
+    parts = re.split(r"::|[./\\]", name)
     last = parts[-1]
     return (bool(_EXC_SUFFIX_RE.search(last)) or norm(last) in load().tokens or norm(name) in load().exceptions
             or any(p.lower() in _EXCEPTION_MODULES for p in parts[:-1]))
@@ -411,6 +423,10 @@ def _read_text(text: str, reply: bool) -> Reading:
                 form = "bracket_tag"
                 ev.add(_code_hit(t, bracket.group(1)))
                 break
+        if i == 0 and (ldap := _LDAP_RE.match(line)) is not None:
+            form = "error_prefix"
+            ev.add(t.numbers.get(("ldap", int(ldap.group(1)))))
+            break
         if line.lstrip().startswith("Traceback (most recent call last)"):
             form = "traceback"
             break
@@ -436,6 +452,9 @@ def _read_text(text: str, reply: bool) -> Reading:
         if i == 0 and (boto := _BOTOCORE_RE.match(line)) is not None:
             form = "exception"
             ev.add(_code_hit(t, boto.group(1)))
+            break
+        if i == 0 and not reply and (_QUALIFIED_ERROR_RE.match(line) or _SMTP_RE.match(line)):
+            form = "error_prefix"
             break
         if i == 0 and not reply and _ERROR_OPENING_RE.match(line):
             form = "error_prefix"
@@ -474,7 +493,7 @@ def _read_text(text: str, reply: bool) -> Reading:
                 name = _exception_name(line)
                 if name is not None:
                     ev.add(_code_hit(t, name))
-        read_words(scope, ev)
+        read_words(_URL_RE.sub(" ", scope), ev)
         return ev.reading(form)
     # A short text that opens with a published error text ("Connection refused", "Request timed out").
     if len(stripped) <= (300 if reply else 400):
@@ -793,7 +812,8 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
     if more:
         return Reading(False, "partial", more, "count")
     members = [(k, v) for k, v in list(obj.items())[:MAX_KEYS]
-               if isinstance(k, str) and norm(k) in ERROR_KEYS and _truthy(v)]
+               if isinstance(k, str) and (norm(k) in ERROR_KEYS or (len(obj) == 1 and isinstance(v, dict)
+                                                                   and _EXC_SUFFIX_RE.search(k))) and _truthy(v)]
     status = _status_reading(t, obj)
     kind = obj.get("__type")
     if isinstance(kind, str):  # AWS JSON protocols may qualify it: "com.amazonaws.sqs#OverLimit"
@@ -949,6 +969,12 @@ def _message_only(t: Table, obj: dict[str, Any]) -> Reading | None:
             code = v.strip()
             hit = (_sqlstate(t, code) if nk == "code" and len(code) == 5 and code[:2].isalnum()
                    and any(c.isdigit() for c in code) else t.tokens.get(norm(code)))
+            if hit is None and _EXC_SUFFIX_RE.search(code):  # Xero's "Type": "OrganisationOfflineException"
+                hit = _code_hit(t, code) or Hit(GENERIC, f"exception:{code}")
+            coded = coded or hit is not None
+            ev.add(hit)
+        elif nk == "sqlstate" and isinstance(v, str) and len(v.strip()) == 5:
+            hit = _sqlstate(t, v.strip())
             coded = coded or hit is not None
             ev.add(hit)
     hit = best(ev.hits)

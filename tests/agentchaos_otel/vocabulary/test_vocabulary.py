@@ -184,7 +184,8 @@ def test_vendor_numbers_beside_their_marker(row: dict[str, Any]) -> None:
     if row["system"] == "exit":  # a process result: the status beside its output streams
         _expect(V.read_value({"exit_code": row["code"], "stdout": "", "stderr": ""}), row)
         return
-    text = {"curl": f"curl: ({row['code']}) call failed", "mysql": f"ERROR {row['code']} (HY000): call failed"}
+    text = {"curl": f"curl: ({row['code']}) call failed", "mysql": f"ERROR {row['code']} (HY000): call failed",
+            "ldap": f"[LDAP: error code {row['code']} - call failed]"}
     _expect(V.read_text(text[row["system"]]), row)
 
 

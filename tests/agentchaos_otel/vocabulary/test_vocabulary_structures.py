@@ -297,3 +297,38 @@ def test_a_wrapper_exception_is_read_through_the_text_of_the_system_below_it() -
     got = V.read_exception_names(["ToolBackendError"], message)
     assert got.is_error and got.meaning == "connection", got
     assert V.read_exception_names(["TimeoutError"], message).meaning == "timeout"  # the class decides first
+
+
+@pytest.mark.parametrize("text,meaning", [
+    ("[LDAP: error code 32 - No Such Object]; remaining name 'uid=x,ou=people,dc=example'", "not_found"),
+    ("LDAPException(resultCode=49 (invalid credentials), errorMessage='80090308: LdapErr')", "auth"),
+    ("Database Error in model stg_orders (models/staging/stg_orders.sql)\n  relation \"raw.orders\" does not exist",
+     "not_found"),  # dbt
+    ("550 5.1.1 <a@example.com>: Recipient address rejected: User unknown in virtual mailbox table", "not_found"),
+    ("GuzzleHttp\\Exception\\ClientException: Client error: `GET https://api.example/v1/x` resulted in a "
+     "`429 Too Many Requests` response", "rate_limit"),  # a PHP namespaced exception
+    ('{"RemoteException": {"exception": "FileNotFoundException", "javaClassName": "java.io.FileNotFoundException",'
+     ' "message": "File does not exist: /data/x.csv"}}', "not_found"),  # WebHDFS
+    ('{"ErrorNumber": 10, "Type": "ValidationException", "Message": "A validation exception occurred"}',
+     "invalid_request"),  # Xero
+    ('{"errorCode": "E0000047", "errorSummary": "API call exceeded rate limit due to too many requests."}',
+     "rate_limit"),  # Okta
+    ('{"error": {"code": "/IWBEP/CM_MGW_RT/020", "message": {"lang": "en", "value": "Resource not found for '
+     'segment \'A_Supplier\'"}}}', "not_found"),  # SAP OData v2
+])
+def test_directory_pipeline_mail_and_erp_error_forms(text: str, meaning: str) -> None:
+    got = V.read_result(text)
+    assert got.is_error and got.meaning == meaning, got
+
+
+def test_words_inside_a_url_do_not_name_the_failure() -> None:
+    got = V.read_result('Post "http://billing.internal/v1/charge": dial tcp 10.0.0.9:443: connect: connection refused')
+    assert got.meaning == "connection", got  # not gRPC INTERNAL from the host name
+
+
+@pytest.mark.parametrize("text", [
+    "Database migrations: 3 applied, 0 pending",  # no "Error in"
+    "250 2.1.5 Ok",  # an SMTP success reply
+])
+def test_pipeline_and_mail_texts_that_are_not_errors(text: str) -> None:
+    assert not V.read_result(text).is_error
