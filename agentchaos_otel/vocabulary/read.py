@@ -998,13 +998,17 @@ def read_result(result: Any) -> Reading:
 
 
 def read_flagged_text(text: str) -> Reading:
-    """A text its sender flagged as an error (an MCP result with ``isError``): the meaning of its
-    codes, names and published texts, reading also the words of names on no list (the class name
-    of an exception a server turned into text)."""
+    """A text its sender flagged as an error (an MCP result with ``isError``): what its own form
+    says (the text may be a JSON error object, an XML fault, a status line), else the meaning of
+    its codes, names and published texts, reading also the words of names on no list (the class
+    name of an exception a server turned into text)."""
     try:
         t = load()
+        whole = read_result(text)  # its own form first: a JSON error object, an XML fault, a status line
+        if whole.is_error and whole.meaning and whole.meaning != GENERIC:
+            return Reading(True, whole.meaning, whole.evidence, "flagged")
         scope = text[:MAX_TEXT]
-        ev = read_words(scope)
+        ev = read_words(_URL_RE.sub(" ", scope))
         for m in _TOKEN_RE.finditer(scope):
             tok = m.group(0)
             if _distinctive(tok) and "_" not in tok and "." not in tok:

@@ -332,3 +332,14 @@ def test_words_inside_a_url_do_not_name_the_failure() -> None:
 ])
 def test_pipeline_and_mail_texts_that_are_not_errors(text: str) -> None:
     assert not V.read_result(text).is_error
+
+
+@pytest.mark.parametrize("text,meaning", [
+    ('{"error": {"code": "TooManyRequests", "message": "slow down"}}', "rate_limit"),  # a JSON error object
+    ("[LDAP: error code 32 - No Such Object]", "not_found"),
+    ("Database Error in model stg_orders (models/stg_orders.sql)\n  relation \"raw.orders\" does not exist",
+     "not_found"),
+])
+def test_a_flagged_error_text_is_read_by_its_own_form_first(text: str, meaning: str) -> None:
+    got = V.read_flagged_text(text)
+    assert got.is_error and got.meaning == meaning, got
