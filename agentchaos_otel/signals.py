@@ -813,10 +813,7 @@ def body_signals(body: Any) -> dict[str, Any]:
         return {A.RESPONSE_CHOICE_COUNT: -1}
     choices = body.get("choices")
     out: dict[str, Any] = {A.RESPONSE_CHOICE_COUNT: len(choices) if isinstance(choices, list) else -1}
-    err = body.get("error")
-    if err not in (None, "", {}, [], False):
-        out[A.RESPONSE_BODY_ERROR] = True
-        out.update(error_body_signals(body))
+    out.update(_error_object_signals(body))
     first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
     if first is not None:
         out[A.RESPONSE_MESSAGE_NULL] = first.get("message", {}) is None and first.get("delta") is None
@@ -840,9 +837,14 @@ def messages_body_signals(body: Any) -> dict[str, Any]:
     """How a 2xx Messages API body failed to carry an answer: Anthropic's error object
     (``{"type": "error", "error": {"type": "overloaded_error", ...}}``) where the message should be,
     as gateways and proxies pass it on with a 200 status."""
-    if isinstance(body, dict) and body.get("error") not in (None, "", {}, [], False):
-        return {A.RESPONSE_BODY_ERROR: True, **error_body_signals(body)}
-    return {}
+    return _error_object_signals(body) if isinstance(body, dict) else {}
+
+
+def _error_object_signals(body: dict[str, Any]) -> dict[str, Any]:
+    """An ``error`` member where a 2xx body's answer should be: a body error, read for what it says."""
+    if body.get("error") in (None, "", {}, [], False):
+        return {}
+    return {A.RESPONSE_BODY_ERROR: True, **error_body_signals(body)}
 
 
 def _blocked(body: dict[str, Any], first: dict[str, Any] | None) -> str:

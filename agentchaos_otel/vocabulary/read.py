@@ -820,7 +820,7 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
         kind = kind.rsplit("#", 1)[-1]
     typed = isinstance(kind, str) and (bool(re.search(r"(Exception|Error|Fault)$", kind)) or norm(kind) in t.tokens)
     if not (members or failed or status or typed):
-        notice = _partial_notice(obj)
+        notice = _partial_notice(t, obj)
         if notice:
             return Reading(False, "partial", notice, "notice")
         return _message_only(t, obj) or NOTHING
@@ -920,11 +920,10 @@ def _more_than_shown(obj: dict[str, Any]) -> str:
     return f"count:{counts[0]}"
 
 
-def _partial_notice(obj: dict[str, Any]) -> str:
+def _partial_notice(t: Table, obj: dict[str, Any]) -> str:
     """A warning the answer carries about itself that says it was cut ("Query result truncated:
     max data points reached", "returning the first 4 of 8 points" beside a status "incomplete"),
     at the top or under ``meta``: its partial word as evidence, else ''."""
-    t = load()
     places = [obj] + [m for m in (obj.get("meta"), obj.get("metadata")) if isinstance(m, dict)]
     for place in places:
         for k, v in list(place.items())[:MAX_KEYS]:
