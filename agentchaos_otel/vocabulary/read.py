@@ -324,6 +324,8 @@ _QUALIFIED_ERROR_RE = re.compile(r"^\s*(?:Database|Runtime|Compilation|Parsing|D
 _SMTP_RE = re.compile(r"^\s*[45]\d\d[ -][45]\.\d{1,3}\.\d{1,3}\s")
 # URLs in an error text name hosts and paths, not failures ("svc.internal" is no gRPC INTERNAL).
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'`<>]+", re.I)
+# Openings that make a tool's text an error report (not a model's reply, which may discuss errors).
+_TOOL_OPENINGS = (_QUALIFIED_ERROR_RE, _SMTP_RE, _ERROR_OPENING_RE)
 # A driver's exception named in parentheses before its message, as SQLAlchemy wraps DB-API errors:
 # "(psycopg2.OperationalError) server closed the connection unexpectedly".
 _PAREN_EXCEPTION_RE = re.compile(r"^\s*\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\)\s")
@@ -346,6 +348,11 @@ _TRAILER_RE = re.compile(r"^\s*(?:#|--|//|\(|\[|\.\.\.|\u2026|note:|warning:)", 
 
 # Python reprs of exception classes and objects: "<class 'TimeoutError'>", "<_InactiveRpcError of RPC ...>".
 _REPR_RE = re.compile(r"^\s*<class '([\w.]+)'>|^\s*<([\w.]*(?:Error|Exception|Fault))\b")
+
+
+def _stripped(text: str) -> str:
+    """The text without surrounding white space or a leading byte-order mark."""
+    return text.strip().lstrip(_BOM).lstrip()
 
 
 def _exception_name(line: str) -> str | None:
@@ -392,7 +399,7 @@ def _read_text(text: str, reply: bool) -> Reading:
         head = text.lstrip().lstrip(_BOM).lstrip()[:MAX_TEXT]
         stripped = head.rstrip() if len(text) <= MAX_TEXT else head
     else:
-        stripped = text.strip().lstrip(_BOM).lstrip()[:MAX_WHOLE]
+        stripped = _stripped(text)[:MAX_WHOLE]
     if not stripped:
         return NOTHING
     t = load()
@@ -453,10 +460,7 @@ def _read_text(text: str, reply: bool) -> Reading:
             form = "exception"
             ev.add(_code_hit(t, boto.group(1)))
             break
-        if i == 0 and not reply and (_QUALIFIED_ERROR_RE.match(line) or _SMTP_RE.match(line)):
-            form = "error_prefix"
-            break
-        if i == 0 and not reply and _ERROR_OPENING_RE.match(line):
+        if i == 0 and not reply and any(r.match(line) for r in _TOOL_OPENINGS):
             form = "error_prefix"
             break
         if i == 0 and not reply and (mention := _CODE_MENTION_RE.search(line)) is not None:
@@ -987,7 +991,7 @@ def read_result(result: Any) -> Reading:
     if isinstance(result, bytes | bytearray):
         result = bytes(result[:MAX_WHOLE]).decode("utf-8", "replace")
     if isinstance(result, str):
-        stripped = result.strip().lstrip(_BOM).lstrip()
+        stripped = _stripped(result)
         if stripped[:1] in ("{", "["):
             value = _embedded_json(stripped)
             if value is not None:
