@@ -70,7 +70,7 @@ STATUS_KEYS = frozenset({"status", "state", "result", "outcome", "level", "sever
 HTTP_STATUS_KEYS = frozenset({"status", "statuscode", "httpstatus", "httpstatuscode", "httpcode",
                               "responsecode", "code"})
 WRAPPER_KEYS = frozenset({"result", "response", "data", "body", "meta", "metadata", "payload", "output",
-                          "status", "error", "content"})
+                          "status", "error", "content", "d"})  # "d": OData v2's JSON envelope
 REPORT_KEYS = frozenset({"message", "detail", "msg", "documentationurl", "docurl", "moreinfo", "help",
                          "requestid", "status", "code", "title", "type", "details", "hint", "timestamp", "path",
                          "instance", "traceid", "name", "debugid", "links", "informationlink", "errornumber",
@@ -91,13 +91,13 @@ _STREAM_KEYS = frozenset({"stderr", "stdout", "output", "Stderr", "Stdout", "Out
 # members that offer the rest (a page the caller asked for, with the way to the next one).
 # ClickHouse's JSON output format counts the rows a LIMIT left out in rows_before_limit_at_least.
 _COUNT_KEYS = frozenset({"total", "totalcount", "count", "totalresults", "totalitems", "totalsize", "totalhits",
-                         "rowsbeforelimitatleast"})
+                         "rowsbeforelimitatleast", "@odatacount"})
 # Members where an answer carries warnings about itself (Prometheus `warnings`, Grafana data
 # frames' `meta.notices`): one saying the answer was cut makes it partial.
 _NOTICE_KEYS = frozenset({"warnings", "warning", "notices", "notice"})
 _PAGING_KEYS = frozenset({"limit", "pagesize", "perpage", "page", "offset", "next", "nextpagetoken", "nexttoken",
                           "cursor", "nextcursor", "hasmore", "pagetoken", "start", "after", "nextlink", "links",
-                          "continue", "continuationtoken", "pagination", "paging"})
+                          "continue", "continuationtoken", "pagination", "paging", "@odatanextlink"})
 
 
 # --- evidence --------------------------------------------------------------------------------------
@@ -291,6 +291,9 @@ _PREFIX_RE = re.compile(r"^\s*(?:(?:rpc )?error|exception|fatal(?: error)?|faile
                         r"|^\s*[A-Z]{2,6}-\d{3,6}:|^\s*curl: \(\d+\)"
                         r"|^\s*(?:Get|Post|Put|Patch|Delete|Head|Options) \"[^\"]*\": "
                         r"|^\s*(?:dial|read|write) (?:tcp|udp|unix)[46]? ", re.I)
+# Go's url.Error around a bare io.EOF ('Post "https://...": EOF'): the server closed the connection
+# before a response came (https://pkg.go.dev/io#pkg-variables).
+_GO_EOF_RE = re.compile(r"^\s*(?:Get|Post|Put|Patch|Delete|Head|Options) \"[^\"]*\": EOF\s*$")
 # A tool's text that opens by saying an error happened, then where, then what: "Error response
 # from daemon: ..." (Docker), "An error occurred (ThrottlingException) when calling the GetItem
 # operation: ..." (botocore's ClientError), "error while reading body: ...". The word after
@@ -336,6 +339,9 @@ _XML_CODE_RE = re.compile(r"<(?:[\w-]+:)?(faultcode|Code|Value|Subcode|code|stat
                           r"\s*(?:<(?:[\w-]+:)?(?:Value|Text)[^>]*>)?([^<]{1,120})<", re.S)
 _XML_TEXT_RE = re.compile(r"<(?:[\w-]+:)?(faultstring|Text|Message|message|Detail|detail)\b[^>]*>([^<]{1,2000})<",
                           re.S)
+# A SOAP fault's typed detail: WSDL faults are elements named for what went wrong
+# (``<ns:exceededRequestLimitFault>``, ``<InvalidCredentialsException>``), read by their parts.
+_XML_TYPED_RE = re.compile(r"<(?:[\w-]+:)?([A-Za-z]\w{2,80}(?:Fault|Exception|Error))[\s>/]")
 # Elixir and Erlang error reports: "** (RuntimeError) ...", "** (exit) exited in: ...", "** (EXIT) time out".
 _BEAM_RE = re.compile(r"^\s*\*\* \(([A-Za-z][\w.]*)\)")
 # A Redis error reply: its first word, in capitals, names the kind of error (RESP simple errors).
@@ -455,6 +461,8 @@ def _read_text(text: str, reply: bool) -> Reading:
             break
         if i == 0 and _PREFIX_RE.match(line):
             form = "error_prefix"
+            if _GO_EOF_RE.match(line):  # io.EOF: the peer closed the connection before answering
+                ev.add(Hit("connection", "go:io.EOF"))
             break
         if i == 0 and (boto := _BOTOCORE_RE.match(line)) is not None:
             form = "exception"
@@ -614,6 +622,9 @@ def _xml(t: Table, text: str) -> Reading:
             ev.add(_code_hit(t, value.split(":")[-1]))
     for m in _XML_TEXT_RE.finditer(body):
         read_words(m.group(2), ev)
+    for m in _XML_TYPED_RE.finditer(body):
+        if m.group(1).lower() not in ("fault", "error"):
+            ev.add(_code_hit(t, m.group(1)))
     return ev.reading("xml_fault")
 
 
@@ -636,7 +647,10 @@ def _read_error(t: Table, value: Any, ev: _Evidence, depth: int = 0) -> None:
     if isinstance(value, str):
         text = value[:MAX_TEXT]
         if len(text) <= 80 and " " not in text.strip():
-            ev.add(_code_hit(t, text))
+            hit = _code_hit(t, text)
+            ev.add(hit)
+            if hit is not None and not hit.evidence.startswith("name:"):
+                return  # a listed code says what it means; the words inside it would only guess
         read_words(text, ev)
     elif isinstance(value, bool):
         return
@@ -891,6 +905,15 @@ def _process_reading(t: Table, obj: dict[str, Any]) -> Reading | None:
     return ev.reading("process_result")
 
 
+def _count(value: Any) -> int | None:
+    """A count member's value: an integer, or an integer written as a string."""
+    if type(value) is int:
+        return value
+    if isinstance(value, str) and value.isdigit() and len(value) <= 12:
+        return int(value)
+    return None
+
+
 def _more_than_shown(obj: dict[str, Any]) -> str:
     """Evidence that an answer holds fewer items than it says exist, with no way offered to the
     rest: Kubernetes ``ListMeta.remainingItemCount`` above zero, or, in a listing (one list beside
@@ -912,7 +935,8 @@ def _more_than_shown(obj: dict[str, Any]) -> str:
         return ""
     items = list(obj.items())[:MAX_KEYS]
     # Only a count above the items shown needs the rest of the object read (the usual answer has none).
-    above = [norm(k) for k, v in items if type(v) is int and v > shown and isinstance(k, str)]
+    # OData v2 writes its inline count as a string ("__count": "12").
+    above = [norm(k) for k, v in items if isinstance(k, str) and (_count(v) or 0) > shown]
     counts = [k for k in above if k in _COUNT_KEYS]
     if not counts:
         return ""
@@ -950,6 +974,13 @@ def _partial_notice(t: Table, obj: dict[str, Any]) -> str:
     return ""
 
 
+def _validation_items(value: Any) -> bool:
+    """A list of validation errors as pydantic reports them (``[{"type", "loc", "msg", ...}]``,
+    FastAPI's 422 ``detail``): each item says where (``loc``) and what (``msg``)."""
+    return (isinstance(value, list) and bool(value)
+            and all(isinstance(x, dict) and "loc" in x and "msg" in x for x in value[:MAX_ITEMS]))
+
+
 def _message_only(t: Table, obj: dict[str, Any]) -> Reading | None:
     """An object made only of what an error report holds (a message beside codes, details, hints,
     documentation links, ids): how several APIs refuse a call (GitHub's ``{message,
@@ -968,6 +999,9 @@ def _message_only(t: Table, obj: dict[str, Any]) -> Reading | None:
         nk = norm(k)
         if nk in ("message", "detail", "msg") and isinstance(v, str):
             _phrase_hits(t, v, ev)
+        elif nk == "detail" and _validation_items(v):  # FastAPI / pydantic: what failed, field by field
+            ev.add(Hit("invalid_request", "structure:validation_detail"))
+            coded = True
         elif nk in ("code", "name", "type") and isinstance(v, str) and v.strip():
             code = v.strip()
             hit = (_sqlstate(t, code) if nk == "code" and len(code) == 5 and code[:2].isalnum()

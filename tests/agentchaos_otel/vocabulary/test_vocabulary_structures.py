@@ -343,3 +343,44 @@ def test_pipeline_and_mail_texts_that_are_not_errors(text: str) -> None:
 def test_a_flagged_error_text_is_read_by_its_own_form_first(text: str, meaning: str) -> None:
     got = V.read_flagged_text(text)
     assert got.is_error and got.meaning == meaning, got
+
+
+def test_an_odata_inline_count_above_the_results_is_partial_unless_a_next_link_pages() -> None:
+    v2 = {"d": {"__count": "12", "results": [{"DocumentNo": f"INV-{i}"} for i in range(6)]}}
+    got = V.read_value(v2)  # OData v2: the count is a string, inside the "d" envelope
+    assert got.meaning == "partial" and not got.is_error
+    v4 = {"@odata.count": 12, "value": [{"id": i} for i in range(6)]}
+    assert V.read_value(v4).meaning == "partial"
+    assert not V.read_value({**v4, "@odata.nextLink": "https://erp.example/Invoices?$skip=6"}).found
+    assert not V.read_value({"d": {"__count": "6", "results": [{"id": i} for i in range(6)]}}).found
+    assert not V.read_value({"count": "twelve", "results": [{"id": 1}]}).found
+
+
+def test_fastapi_validation_detail_is_a_rejected_call() -> None:
+    body = {"detail": [{"type": "missing", "loc": ["query", "city"], "msg": "Field required", "input": None}]}
+    got = V.read_value(body)
+    assert got.is_error and got.meaning == "invalid_request"
+    # the error type names the failure, not the words inside it ("forbidden" is not authorization)
+    extra = {"detail": [{"type": "extra_forbidden", "loc": ["body", "x"], "msg": "Extra inputs are not permitted"}]}
+    assert V.read_value({"error": extra}).meaning == "invalid_request"
+    assert V.read_value({"ok": False, "error": "extra_forbidden"}).meaning == "invalid_request"
+    # a detail that is a plain list of records is data
+    assert not V.read_value({"detail": [{"sku": "A-1", "qty": 2}]}).found
+
+
+def test_a_soap_faults_typed_detail_names_the_failure() -> None:
+    fault = ('<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>'
+             "<soapenv:Fault><faultcode>soapenv:Server.userException</faultcode><faultstring>Only one request "
+             "may be made against a session at a time</faultstring><detail><ns1:exceededConcurrentRequestLimitFault "
+             'xmlns:ns1="urn:faults.example"><ns1:code>WS_CONCUR_SESSION_DISALLWD</ns1:code>'
+             "</ns1:exceededConcurrentRequestLimitFault></detail></soapenv:Fault></soapenv:Body></soapenv:Envelope>")
+    got = V.read_text(fault)
+    assert got.is_error and got.meaning == "rate_limit"
+    plain = fault.replace("exceededConcurrentRequestLimitFault", "userFault")
+    assert V.read_text(plain).meaning == "error"
+
+
+def test_a_go_request_that_met_a_bare_eof_lost_its_connection() -> None:
+    got = V.read_text('Post "http://billing.internal/v1/charges": EOF')
+    assert got.is_error and got.meaning == "connection"
+    assert V.read_text('Get "http://billing.internal/v1/charges": EOF in config file').meaning != "connection"
