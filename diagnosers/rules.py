@@ -110,8 +110,10 @@ def http_label(o: Observation) -> str:
     hit = vocabulary.http_status_meaning(status)
     meaning = hit.meaning if hit is not None else "invalid_request"
     # The body refines a status, but the most specific meaning wins: a status that says over quota
-    # (402 where credits ran out) stays a rate limit whatever generic type the body names.
-    if body in ("auth", "not_found", "invalid_request", "timeout") and meaning != "rate_limit":
+    # (402 where credits ran out) stays a rate limit, and a 403 stays an authorization failure,
+    # whatever catch-all type the body names (``invalid_request_error``).
+    if (body in ("auth", "not_found", "invalid_request", "timeout")
+            and vocabulary.MEANINGS.index(body) <= vocabulary.MEANINGS.index(meaning)):
         meaning = body
     return MEANING_LABEL_LLM.get(meaning, "invalid_request")
 
@@ -478,7 +480,8 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
         lost = theirs - mine
         # Optional members come and go in healthy answers: only a result that lost a large share
         # of what several earlier answers agreed on is strong.
-        strong = len(lost) >= KEYS_LOST_SHARE * len(theirs) and ref.support >= KEYS_SUPPORT and not ref.from_later
+        # Later answers count as the norm too when several agree: then this first one is the odd one.
+        strong = len(lost) >= KEYS_LOST_SHARE * len(theirs) and ref.support >= KEYS_SUPPORT
         return Finding("truncated", "tool_result", 0.6 if strong else 0.35, f"{_where(o)}: result lost keys "
                        f"({', '.join(sorted(lost)[:4])}) vs other results of `{o.tool_name}`", strong=strong)
     if mine != theirs and (theirs - mine) and (mine - theirs):
@@ -486,10 +489,15 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
         mine_odd = odd_style_keys(o.result_keys, Counter(key_style(k) for k in ref.keys))
         ref_odd = odd_style_keys(ref.keys, Counter(key_style(k) for k in o.result_keys))
         looks_renamed = bool(mine_odd) or mine_num > ref_num
-        if ref.from_later and not looks_renamed:
+        # A key of this answer that spells one of the norm's (amount_due / amount, remittanceEmail /
+        # remittance_email), where several later answers agree on the norm: this one was renamed.
+        paired = ref.support >= KEYS_SUPPORT and any(
+            a and b and (a in b or b in a)
+            for a in map(_norm_key, mine - theirs) for b in map(_norm_key, theirs - mine))
+        if ref.from_later and not (looks_renamed or paired):
             return None  # the later calls are the odd ones; each is judged against this one
         new = ", ".join(sorted(mine - theirs)[:4])
-        if not looks_renamed and (ref_odd or ref_num > mine_num):  # the norm looks like the renamed one
+        if not (looks_renamed or paired) and (ref_odd or ref_num > mine_num):  # the norm looks renamed
             return Finding("key_rename", "tool_result", 0.3, f"{_where(o)}: keys differ ({new}) from an "
                            f"earlier result of `{o.tool_name}`", strong=False)
         return Finding("key_rename", "tool_result", 0.8, f"{_where(o)}: unfamiliar keys ({new}) "

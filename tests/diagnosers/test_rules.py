@@ -376,13 +376,20 @@ def test_replies_recorded_before_the_vocabulary_are_read_from_their_error_marker
     assert diagnose(healthy_prefix() + [_as_recorded_before_the_vocabulary(prose)]).fault_type == NONE_FOUND
 
 
-def test_a_status_that_says_over_quota_is_a_rate_limit_whatever_type_the_body_names() -> None:
+def test_the_more_specific_of_status_and_body_names_a_failed_call() -> None:
     over_quota = llm_record(0, content=None, status_code=402,
                             extra={A.RESPONSE_FAILURE: "invalid_request",
                                    A.RESPONSE_FAILURE_EVIDENCE: "error_member openai:invalid_request_error"})
     assert diagnose([over_quota]).fault_type == "rate_limit"
     bad = llm_record(0, content=None, status_code=400, extra={A.RESPONSE_FAILURE: "not_found"})
     assert diagnose([bad]).fault_type == "not_found"  # a plain 4xx takes the body's more specific meaning
+    # ... but not a less specific one: a 403 whose body names the catch-all invalid_request_error
+    restricted = llm_record(0, content=None, status_code=403,
+                            extra={A.RESPONSE_FAILURE: "invalid_request",
+                                   A.RESPONSE_FAILURE_EVIDENCE: "error_member openai:invalid_request_error"})
+    assert diagnose([restricted]).fault_type == "auth"
+    login = llm_record(0, content=None, status_code=400, extra={A.RESPONSE_FAILURE: "auth"})
+    assert diagnose([login]).fault_type == "auth"
 
 
 def test_a_not_found_after_an_unmentioned_value_is_a_slip_unless_the_episode_always_uses_such_values() -> None:
@@ -396,3 +403,33 @@ def test_a_not_found_after_an_unmentioned_value_is_a_slip_unless_the_episode_alw
              tool_record(3, "get_weather", missing, args={"city": "Tromso"}), llm_record(4, content="Sorry.")]
     d = diagnose(habit)
     assert (d.fault_type, d.step) == ("not_found", 3)
+
+
+def _invoice_reads(first: dict[str, Any], later: int = 2) -> list[StepRecord]:
+    """``get_invoice`` answered ``first`` on its first call, then the usual answer ``later`` times (for
+    other invoices, so no call is a retry of another)."""
+    usual = {"invoice_id": "INV-1", "amount": 120.0, "currency": "EUR", "due": "2026-01-31", "issued": "2026-01-01",
+             "po": "PO-7"}
+    steps: list[StepRecord] = []
+    for n, res in enumerate([first] + [usual] * later, start=1):  # other invoices: no call is a retry
+        res = {**res, "invoice_id": f"INV-{n}"}
+        steps.append(llm_record(len(steps), content=None, tool_calls=[("get_invoice", {"invoice_id": f"INV-{n}"})]))
+        steps.append(tool_record(len(steps), "get_invoice", res, args={"invoice_id": f"INV-{n}"}))
+    steps.append(llm_record(len(steps), content="Posted."))
+    return steps
+
+
+def test_a_first_answer_is_the_odd_one_when_later_answers_agree() -> None:
+    lost = _invoice_reads({"invoice_id": "INV-1", "currency": "EUR"})
+    d = diagnose(lost)
+    assert (d.fault_type, d.step) == ("truncated", 1) and d.confidence >= CONFIDENCE_MIN
+    renamed = _invoice_reads({"invoice_id": "INV-1", "amount_due": 120.0, "currency": "EUR", "due": "2026-01-31",
+                              "issued": "2026-01-01", "po": "PO-7"})
+    d = diagnose(renamed)
+    assert (d.fault_type, d.step) == ("key_rename", 1) and d.confidence >= CONFIDENCE_MIN
+    # one later answer is no norm: the first answer is not judged odd against it
+    assert diagnose(_invoice_reads({"invoice_id": "INV-1", "currency": "EUR"}, later=1)).confidence < CONFIDENCE_MIN
+    # a different key that spells none of the norm's does not make the first answer a renamed one
+    other = _invoice_reads({"invoice_id": "INV-1", "amount": 120.0, "currency": "EUR", "due": "2026-01-31",
+                            "issued": "2026-01-01", "memo": "x"})
+    assert diagnose(other).step != 1
