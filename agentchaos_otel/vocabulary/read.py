@@ -287,13 +287,14 @@ _LEVEL_RE = re.compile(r"\blevel=(?:error|fatal|panic|critical)\b")
 # Openings of an error text: error/exception words, Go's "rpc error:" and "panic:", vendor codes
 # such as "ORA-12170:", curl's exit code, and Go's url.Error and net.OpError strings
 # ('Get "https://...": dial tcp 10.0.0.1:443: ...', https://pkg.go.dev/net/url#Error).
+_GO_URL_ERROR = r"^\s*(?:Get|Post|Put|Patch|Delete|Head|Options) \"[^\"]*\": "
 _PREFIX_RE = re.compile(r"^\s*(?:(?:rpc )?error|exception|fatal(?: error)?|failed|failure|traceback|panic)\b\s*[:!(\-]"
                         r"|^\s*[A-Z]{2,6}-\d{3,6}:|^\s*curl: \(\d+\)"
-                        r"|^\s*(?:Get|Post|Put|Patch|Delete|Head|Options) \"[^\"]*\": "
+                        r"|" + _GO_URL_ERROR +
                         r"|^\s*(?:dial|read|write) (?:tcp|udp|unix)[46]? ", re.I)
 # Go's url.Error around a bare io.EOF ('Post "https://...": EOF'): the server closed the connection
 # before a response came (https://pkg.go.dev/io#pkg-variables).
-_GO_EOF_RE = re.compile(r"^\s*(?:Get|Post|Put|Patch|Delete|Head|Options) \"[^\"]*\": EOF\s*$")
+_GO_EOF_RE = re.compile(_GO_URL_ERROR + r"EOF\s*$")
 # A tool's text that opens by saying an error happened, then where, then what: "Error response
 # from daemon: ..." (Docker), "An error occurred (ThrottlingException) when calling the GetItem
 # operation: ..." (botocore's ClientError), "error while reading body: ...". The word after
