@@ -9,6 +9,8 @@ import re
 from collections import Counter
 from functools import lru_cache
 
+from agentchaos_otel import vocabulary
+
 _CAMEL_RE = re.compile(r"[a-z0-9][A-Z]|^[A-Z][a-z]")
 
 
@@ -59,6 +61,8 @@ def key_style(key: str) -> str:
 
 
 def odd_style_keys(keys: tuple[str, ...] | None, norm: Counter[str]) -> list[str]:
-    """Keys written in a convention that never occurs in ``norm`` (style counts of other results)."""
+    """Keys written in a convention that never occurs in ``norm`` (style counts of other results).
+    A listing's own members (``hasMore``, ``nextPageToken``) are left out: paging envelopes often
+    keep another convention than the records they carry."""
     return [k for k in keys or () if (st := key_style(k)) in ("upper", "camel", "kebab", "abbrev")
-            and norm[st] == 0]
+            and norm[st] == 0 and not vocabulary.listing_key(k)]

@@ -14,6 +14,7 @@ from agentchaos_otel.vocabulary.read import (
     code_meaning,
     finish_reason_meaning,
     http_status_meaning,
+    listing_key,
     method_kind,
     read_exception,
     read_exception_names,
@@ -25,5 +26,5 @@ from agentchaos_otel.vocabulary.read import (
 from agentchaos_otel.vocabulary.table import GENERIC, MEANINGS, Hit, load
 
 __all__ = ["GENERIC", "MEANINGS", "NOTHING", "Hit", "Reading", "code_meaning", "finish_reason_meaning",
-           "http_status_meaning", "load", "method_kind", "read_exception", "read_exception_names",
+           "http_status_meaning", "listing_key", "load", "method_kind", "read_exception", "read_exception_names",
            "read_flagged_text", "read_result", "read_text", "read_value"]

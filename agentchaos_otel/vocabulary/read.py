@@ -1152,6 +1152,14 @@ def code_meaning(code: str) -> Hit | None:
 _VERB_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
+def listing_key(key: str) -> bool:
+    """Whether ``key`` is a listing's own member (a count, or a way to the next page: ``hasMore``,
+    ``nextPageToken``, ``totalResults``), which APIs often spell in another convention than their
+    records."""
+    k = norm(key)
+    return k in _PAGING_KEYS or k in _COUNT_KEYS
+
+
 def method_kind(tool_name: str | None) -> str:
     """``safe`` / ``idempotent`` / ``unsafe`` for a tool named after a standard method
     (``get_weather``, ``createOrder``, ``book_flight``), '' when its name says nothing."""

@@ -252,6 +252,14 @@ def test_first_call_of_a_tool_judged_against_the_episode(result: dict[str, Any],
     assert (d.fault_type, d.step, d.rule) == ("key_rename", 5, rule)
 
 
+def test_a_listings_paging_members_in_another_convention_are_not_a_rename() -> None:
+    page = {"city": "Oslo", "data_source": "sim", "zones": [{"zone_name": "CET"}], "hasMore": True,
+            "totalResults": 3, "nextPageToken": "p2"}
+    assert diagnose(_tools_then(page)).fault_type == NONE_FOUND
+    renamed = {"city": "Oslo", "data_source": "sim", "zoneName": "CET", "utcOffset": 1}
+    assert diagnose(_tools_then(renamed)).fault_type == "key_rename"  # record keys still count
+
+
 def test_envelope_key_missing_without_respelling_is_weak_truncation() -> None:
     d = diagnose(_tools_then({"city": "Oslo"}))
     assert (d.fault_type, d.step, d.rule) == ("truncated", 5, "tool_envelope_keys")
