@@ -122,6 +122,9 @@ TOOL_RESULT_IS_ERROR = "agentchaos.tool.result_is_error"
 TOOL_RESULT_ERROR_MARKER = "agentchaos.tool.result_error_marker"
 TOOL_RESULT_EMPTY = "agentchaos.tool.result_empty"
 TOOL_RESULT_KEYS = "agentchaos.tool.result_keys"
+# Keys of the records a result carries (the first object of its one list of objects, or of one
+# wrapped object): renamed keys inside a listing show only there.
+TOOL_RESULT_RECORD_KEYS = "agentchaos.tool.result_record_keys"
 TOOL_RESULT_DIGEST = "agentchaos.tool.result_digest"
 TOOL_RESULT_NUMERIC_STRINGS = "agentchaos.tool.result_numeric_strings"
 TOOL_ARGS_DIGEST = "agentchaos.tool.args_digest"

@@ -498,6 +498,26 @@ def _walk(value: Any, budget: list[int]) -> tuple[int, int, int]:
     return keys, items, numeric
 
 
+def record_keys(value: Any, depth: int = 0) -> list[str]:
+    """Keys of the records a JSON result carries: the first object of a top-level list, of the one
+    list of objects an object holds (``items``, ``results``, ``transactions``), or of one wrapped
+    object (``{"d": {...}}``, ``{"invoice": {...}}``), two levels down at most. An API keeps one
+    naming convention for its records too, so keys renamed inside a listing show here."""
+    if isinstance(value, list):
+        first = next((x for x in value[:8] if isinstance(x, dict)), None)
+        return sorted(str(k) for k in first)[:64] if first is not None else []
+    if not isinstance(value, dict) or depth >= 2:
+        return []
+    members = list(value.values())[:64]
+    lists = [v for v in members if isinstance(v, list) and any(isinstance(x, dict) for x in v[:8])]
+    if len(lists) == 1:
+        return record_keys(lists[0])
+    wrapped = [v for v in members if isinstance(v, dict)]
+    if not lists and len(wrapped) == 1:
+        return record_keys(wrapped[0], depth + 1) or sorted(str(k) for k in wrapped[0])[:64]
+    return []
+
+
 def _shape(value: Any, depth: int = 0) -> Any:
     """The structure of a value with every leaf replaced by its type name; arrays by their first item."""
     if depth > 6:
@@ -617,6 +637,7 @@ def tool_result_signals(result: Any) -> dict[str, Any]:
     if is_json_value:
         keys, items, numeric = _walk(parsed, [_MAX_WALK])
         out[A.TOOL_RESULT_KEYS] = sorted(str(k) for k in parsed)[:64] if isinstance(parsed, dict) else []
+        out[A.TOOL_RESULT_RECORD_KEYS] = record_keys(parsed)
         out[A.TOOL_RESULT_KEY_COUNT] = keys
         out[A.TOOL_RESULT_ITEM_COUNT] = items
         out[A.TOOL_RESULT_NUMERIC_STRINGS] = numeric

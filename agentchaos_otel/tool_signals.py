@@ -56,6 +56,7 @@ def tool_result_signals(result: Any) -> dict[str, Any]:
     # Keys and numbers-as-strings are defined for every result, not only JSON ones, so a
     # missing attribute never has to be told apart from "none".
     attrs.setdefault(A.TOOL_RESULT_KEYS, [])
+    attrs.setdefault(A.TOOL_RESULT_RECORD_KEYS, [])
     attrs.setdefault(A.TOOL_RESULT_NUMERIC_STRINGS, 0)
     return attrs
 

@@ -94,6 +94,7 @@ class Observation:
     suppressed: bool = False  # the idempotency guard did not run this repeat
     result_markers: tuple[str, ...] = ()
     result_keys: tuple[str, ...] | None = None
+    result_record_keys: tuple[str, ...] = ()  # keys of the records a listing carries
     result_shape: str | None = None
     result_key_count: int | None = None
     result_item_count: int | None = None
@@ -241,6 +242,7 @@ def observe_step(s: StepRecord, index: int) -> Observation:
             result_markers=(_strs(get(A.TOOL_RESULT_ERROR_MARKERS))
                             or _strs(get(A.TOOL_RESULT_ERROR_MARKER))),
             result_keys=_strs(keys) if keys is not None else None,
+            result_record_keys=_strs(get(A.TOOL_RESULT_RECORD_KEYS)),
             result_shape=get(A.TOOL_RESULT_SHAPE_DIGEST),
             result_key_count=_int(get(A.TOOL_RESULT_KEY_COUNT)),
             result_item_count=_int(get(A.TOOL_RESULT_ITEM_COUNT)),

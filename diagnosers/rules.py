@@ -29,7 +29,7 @@ from diagnosers.base import Diagnosis, none_found
 from diagnosers.key_style import key_style, odd_style_keys
 from diagnosers.observe import Observation
 from diagnosers.taxonomy import MEANING_LABEL_LLM, MEANING_LABEL_TOOL
-from diagnosers.view import Effect, EpisodeView
+from diagnosers.view import Effect, EpisodeView, named_keys
 
 # Thresholds, named so the report can print them. None is a clock: latency is a ratio to the
 # episode's own calls.
@@ -519,13 +519,14 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
 def _tool_key_style(o: Observation, v: EpisodeView) -> Finding | None:
     """Keys in a naming convention (UPPER_CASE, camelCase) that no other result of the episode
     uses: an API keeps one convention, so a result that breaks it was rewritten on the way."""
-    if not o.result_is_json or o.result_is_error or not o.result_keys:
+    keys = named_keys(o)
+    if not o.result_is_json or o.result_is_error or not keys:
         return None
     norm, _ = v.style_norm(o)
     seen = sum(norm.values())
     if seen < 1:
         return None
-    odd = odd_style_keys(o.result_keys, norm)
+    odd = odd_style_keys(keys, norm)
     if seen < 3:  # a thin norm: only conventions that are rare in any API (SHOUTING, vowel-free) count
         odd = [k for k in odd if key_style(k) in ("upper", "abbrev")]
     if not odd:
@@ -533,8 +534,11 @@ def _tool_key_style(o: Observation, v: EpisodeView) -> Finding | None:
     rare = [k for k in odd if key_style(k) != "camel"]  # camelCase is many APIs' own convention
     # Numbers turned into strings alongside an odd key: the other half of a rename.
     numbers = bool(o.result_numeric_strings) and v.numeric_strings_before(o) == 0
-    strong = ((len(odd) >= 2 and len(odd) >= 0.3 * len(o.result_keys))
-              or (seen >= 3 and len(rare) >= 0.5 * len(o.result_keys)) or numbers)
+    # Shares are taken per level: the result's own keys, and its records' keys.
+    levels = [g for g in (o.result_keys or (), o.result_record_keys) if g]
+    strong = numbers or any(
+        (len(odd_g := [k for k in g if k in odd]) >= 2 and len(odd_g) >= 0.3 * len(g))
+        or (seen >= 3 and sum(k in rare for k in g) >= 0.5 * len(g)) for g in levels)
     return Finding("key_rename", "tool_result", 0.7 if strong else 0.35,
                    f"{_where(o)}: key naming ({', '.join(odd[:3])}) unlike every other result in the episode",
                    strong=strong)

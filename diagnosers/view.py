@@ -69,6 +69,11 @@ class ToolReference:
     support: int = 0  # clean calls sharing the norm's key set
 
 
+def named_keys(o: Observation) -> tuple[str, ...]:
+    """The keys a result names: its own and those of the records it carries."""
+    return (*(o.result_keys or ()), *o.result_record_keys)
+
+
 class EpisodeView:
     """An episode's observations plus the comparisons rules and features need (per-tool norms,
     latency baseline, earlier responses), computed once."""
@@ -151,22 +156,27 @@ class EpisodeView:
         self._tools_before: list[int] = []
         self._num_before: list[int] = []
         self._clean_before: list[int] = []
+        self._styled_before: list[int] = []
         styles: Counter[str] = Counter()
         shared: set[str] | None = None
         tools: set[str] = set()
-        num = clean = 0
+        num = clean = styled = 0
         for c in self.obs:
             self._style_before.append(styles)
             self._shared_before.append(shared)
             self._tools_before.append(len(tools))
             self._num_before.append(num)
             self._clean_before.append(clean)
+            self._styled_before.append(styled)
             if c.kind == "tool" and self._clean(c):
                 num += c.result_numeric_strings or 0
+                named = named_keys(c)
+                if named:
+                    styled += 1
+                    styles = styles.copy()
+                    styles.update(key_style(k) for k in named)
                 if c.result_keys:
                     clean += 1
-                    styles = styles.copy()
-                    styles.update(key_style(k) for k in c.result_keys)
                     shared = set(c.result_keys) if shared is None else shared & set(c.result_keys)
                     tools.add(c.tool_name or "")
         self._style_all = styles
@@ -176,11 +186,11 @@ class EpisodeView:
         ones when there are any, else later ones; and whether the norm came from later results."""
         if not hasattr(self, "_style_before"):
             self._prefix()
-        if self._clean_before[o.index]:
+        if self._styled_before[o.index]:
             return self._style_before[o.index], False
         total = self._style_all.copy()
-        if self._clean(o) and o.result_keys:
-            total.subtract(key_style(k) for k in o.result_keys)
+        if self._clean(o):
+            total.subtract(key_style(k) for k in named_keys(o))
         return +total, True
 
     def numeric_strings_before(self, o: Observation) -> int:

@@ -441,3 +441,16 @@ def test_a_first_answer_is_the_odd_one_when_later_answers_agree() -> None:
     other = _invoice_reads({"invoice_id": "INV-1", "amount": 120.0, "currency": "EUR", "due": "2026-01-31",
                             "issued": "2026-01-01", "memo": "x"})
     assert diagnose(other).step != 1
+
+
+def test_keys_renamed_inside_a_listings_records_are_a_rename() -> None:
+    rows = [{"txn_id": "T1", "booked": "2026-01-02", "amount": 10.0, "reference": "INV-1"}]
+    healthy = {"city": "Oslo", "data_source": "sim", "transactions": rows}
+    assert diagnose(_tools_then(healthy, "list_bank_transactions")).fault_type == NONE_FOUND
+    iso = {"AcctSvcrRef": "T1", "booked": "2026-01-02", "amount": 10.0, "RmtInf.Ustrd": "INV-1"}
+    renamed = {"city": "Oslo", "data_source": "sim", "transactions": [iso]}
+    d = diagnose(_tools_then(renamed, "list_bank_transactions"))
+    assert (d.fault_type, d.step) == ("key_rename", 5) and d.confidence >= CONFIDENCE_MIN
+    # a top-level list of records is read the same way
+    d = diagnose(_tools_then([{"ZONE_NAME": "CET", "UTC_OFFSET": 1}], "list_zones"))  # type: ignore[arg-type]
+    assert (d.fault_type, d.step) == ("key_rename", 5)

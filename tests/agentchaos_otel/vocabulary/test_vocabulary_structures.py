@@ -384,3 +384,17 @@ def test_a_go_request_that_met_a_bare_eof_lost_its_connection() -> None:
     got = V.read_text('Post "http://billing.internal/v1/charges": EOF')
     assert got.is_error and got.meaning == "connection"
     assert V.read_text('Get "http://billing.internal/v1/charges": EOF in config file').meaning != "connection"
+
+
+@pytest.mark.parametrize("result,keys", [
+    ([{"b": 1, "a": 2}, {"c": 3}], ["a", "b"]),
+    ({"count": 1, "items": [{"id": 1, "name": "x"}]}, ["id", "name"]),
+    ({"d": {"__count": "1", "results": [{"DocumentNo": "1"}]}}, ["DocumentNo"]),
+    ({"invoice": {"id": "INV-1", "amount": 3}}, ["amount", "id"]),
+    ({"a": [{"x": 1}], "b": [{"y": 2}]}, []),  # two lists of records: no single listing
+    ({"city": "Oslo", "temp": 3}, []),
+    ([1, 2, 3], []),
+])
+def test_record_keys_are_the_keys_of_the_records_a_result_carries(result: Any, keys: list[str]) -> None:
+    assert signals.record_keys(result) == keys
+    assert tool_signals.tool_result_signals(json.dumps(result))[A.TOOL_RESULT_RECORD_KEYS] == keys
