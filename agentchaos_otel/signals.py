@@ -502,19 +502,28 @@ def record_keys(value: Any, depth: int = 0) -> list[str]:
     """Keys of the records a JSON result carries: the first object of a top-level list, of the one
     list of objects an object holds (``items``, ``results``, ``transactions``), or of one wrapped
     object (``{"d": {...}}``, ``{"invoice": {...}}``), two levels down at most. An API keeps one
-    naming convention for its records too, so keys renamed inside a listing show here."""
-    if isinstance(value, list):
-        first = next((x for x in value[:8] if isinstance(x, dict)), None)
-        return sorted(str(k) for k in first)[:64] if first is not None else []
-    if not isinstance(value, dict) or depth >= 2:
+    naming convention for its records too, so keys renamed inside a listing show here. Runs on
+    every JSON tool result: one pass over the members, nothing copied."""
+    if type(value) is list:
+        return sorted(map(str, value[0]))[:64] if value and type(value[0]) is dict else []
+    if type(value) is not dict or depth >= 2:
         return []
-    members = list(value.values())[:64]
-    lists = [v for v in members if isinstance(v, list) and any(isinstance(x, dict) for x in v[:8])]
-    if len(lists) == 1:
-        return record_keys(lists[0])
-    wrapped = [v for v in members if isinstance(v, dict)]
-    if not lists and len(wrapped) == 1:
-        return record_keys(wrapped[0], depth + 1) or sorted(str(k) for k in wrapped[0])[:64]
+    listing = wrapped = None
+    wrappers = 0
+    for v in value.values():
+        kind = type(v)
+        if kind is list:
+            if v and type(v[0]) is dict:
+                if listing is not None:
+                    return []  # several lists of records: not one listing
+                listing = v
+        elif kind is dict:
+            wrappers += 1
+            wrapped = v
+    if listing is not None:
+        return sorted(map(str, listing[0]))[:64]
+    if wrappers == 1 and wrapped is not None:
+        return record_keys(wrapped, depth + 1) or sorted(map(str, wrapped))[:64]
     return []
 
 
