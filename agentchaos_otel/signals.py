@@ -839,6 +839,9 @@ def body_signals(body: Any) -> dict[str, Any]:
     completion should be (or inside the choice, with finish_reason ``error``), a safety block
     (Azure ``content_filter_results``, a guardrail intervention, Gemini's ``promptFeedback``), no
     ``choices`` (-1) or an empty list, a null message."""
+    if isinstance(body, list) and len(body) == 1 and isinstance(body[0], dict) and "error" in body[0]:
+        # Google's REST APIs can answer with a one-element list holding the error object
+        return {A.RESPONSE_CHOICE_COUNT: -1, **_error_object_signals(body[0])}
     if not isinstance(body, dict):  # null, a list, a string: no completion at all
         return {A.RESPONSE_CHOICE_COUNT: -1}
     choices = body.get("choices")

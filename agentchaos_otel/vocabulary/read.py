@@ -55,20 +55,23 @@ NOTHING = Reading(False)
 # Member names (normalised) whose truthy value is an error report.
 ERROR_KEYS = frozenset({"error", "errors", "err", "errormessage", "errormessages", "errmsg", "exception", "fault",
                         "failure", "errorinfo", "errordetails", "errortype", "errorcode", "errordescription",
-                        "errorresult"})
+                        "errorresult", "errorname", "errortext"})
 # Members of an error report that hold codes, names and statuses.
 CODE_KEYS = frozenset({"code", "type", "reason", "status", "error", "name", "kind", "errorcode",
                        "errortype", "exception", "exctype", "class", "faultcode", "statuscode", "httpstatus",
                        "httpcode", "grpcstatus", "grpccode", "sqlstate", "pgcode", "errno", "title", "cause",
-                       "subcode", "category", "responseflags", "domain", "errtype", "exceptiontype", "codename"})
+                       "subcode", "category", "responseflags", "domain", "errtype", "exceptiontype", "codename",
+                       "errorname"})
 # Members of an error report that hold words.
 MESSAGE_KEYS = frozenset({"message", "msg", "detail", "details", "description", "title", "errormessage",
                           "errordescription", "faultstring", "reason", "text", "cause", "hint", "error",
                           "stack", "stacktrace", "trace", "info", "content", "output", "stderr", "errorsummary",
-                          "value"})
+                          "value", "errortext"})
 STATUS_KEYS = frozenset({"status", "state", "result", "outcome", "level", "severity", "levelname"})
 HTTP_STATUS_KEYS = frozenset({"status", "statuscode", "httpstatus", "httpstatuscode", "httpcode",
                               "responsecode", "code"})
+_STATUS_SHAPED = frozenset({"code", "message", "details", "status", "error", "type", "reason", "metadata",
+                            "grpcstatus", "grpccode", "httpstatus", "httpcode", "statuscode"})
 WRAPPER_KEYS = frozenset({"result", "response", "data", "body", "meta", "metadata", "payload", "output",
                           "status", "error", "content", "d"})  # "d": OData v2's JSON envelope
 REPORT_KEYS = frozenset({"message", "detail", "msg", "documentationurl", "docurl", "moreinfo", "help",
@@ -182,6 +185,7 @@ _TEXT_CODES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("sqlstate", re.compile(r"\bsql\s?state[\s:=\[(]*([0-9A-Z]{5})\b", re.I)),
     ("curl", re.compile(r"\bcurl: \((\d+)\)")),
     ("mysql", re.compile(r"\bERROR (\d{4}) \(([0-9A-Z]{5})\)")),
+    ("mssql", re.compile(r"\bMsg (\d+), Level \d+, State \d+")),
     ("oracle", re.compile(r"\b(ORA-\d{5})\b")),
     ("grpc", re.compile(r"\bStatusCode\.([A-Z_]+)|\bcode\s*=\s*([A-Za-z_]+)|\bstatus:\s*([A-Z][A-Za-z]+),")),
 )
@@ -238,7 +242,7 @@ def _text_codes(t: Table, text: str, out: _Evidence) -> None:
                 out.add(t.winsock.get(int(g)))
             elif system == "sqlstate":
                 out.add(_sqlstate(t, g))
-            elif system in ("curl", "mysql"):
+            elif system in ("curl", "mysql", "mssql"):
                 out.add(t.numbers.get((system, int(g))))
                 if system == "mysql" and len(groups) > 1:
                     out.add(_sqlstate(t, groups[1]))
@@ -289,9 +293,14 @@ _LEVEL_RE = re.compile(r"\blevel=(?:error|fatal|panic|critical)\b")
 # ('Get "https://...": dial tcp 10.0.0.1:443: ...', https://pkg.go.dev/net/url#Error).
 _GO_URL_ERROR = r"^\s*(?:Get|Post|Put|Patch|Delete|Head|Options) \"[^\"]*\": "
 _PREFIX_RE = re.compile(r"^\s*(?:(?:rpc )?error|exception|fatal(?: error)?|failed|failure|traceback|panic)\b\s*[:!(\-]"
-                        r"|^\s*[A-Z]{2,6}-\d{3,6}:|^\s*curl: \(\d+\)"
+                        r"|^\s*[A-Z]{2,6}-\d{3,6}:|^\s*curl: \(\d+\)|^\s*Msg \d+, Level \d+, State \d+"
                         r"|" + _GO_URL_ERROR +
                         r"|^\s*(?:dial|read|write) (?:tcp|udp|unix)[46]? ", re.I)
+# The first line of a pydantic ValidationError ("2 validation errors for Booking"), which servers
+# built on pydantic pass on as text (https://docs.pydantic.dev/latest/errors/validation_errors/).
+_PYDANTIC_RE = re.compile(r"^\s*\d+ validation errors? for [\w.\[\], ]{1,200}$")
+# The MCP SDK server's wrapper around a failed tool's text (mcp.server.mcpserver.tools.base: ToolError).
+_MCP_TOOL_ERROR_RE = re.compile(r"^Error executing tool [\w.\-/]{1,128}(?:: |$)")
 # Go's url.Error around a bare io.EOF ('Post "https://...": EOF'): the server closed the connection
 # before a response came (https://pkg.go.dev/io#pkg-variables).
 _GO_EOF_RE = re.compile(_GO_URL_ERROR + r"EOF\s*$")
@@ -333,7 +342,7 @@ _TOOL_OPENINGS = (_QUALIFIED_ERROR_RE, _SMTP_RE, _ERROR_OPENING_RE)
 # A driver's exception named in parentheses before its message, as SQLAlchemy wraps DB-API errors:
 # "(psycopg2.OperationalError) server closed the connection unexpectedly".
 _PAREN_EXCEPTION_RE = re.compile(r"^\s*\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\)\s")
-_HTML_RE = re.compile(r"^\s*(?:<!doctype\s+html|<html|<head|<body)", re.I)
+_HTML_RE = re.compile(r"^\s*(?:<!doctype\s+html|<html|<head|<body|<h1[\s>])", re.I)
 _TITLE_RE = re.compile(r"<(title|h1)[^>]*>(.*?)</\1\s*>", re.I | re.S)
 _XML_FAULT_RE = re.compile(r"<(?:[\w-]+:)?(Fault|Error|Errors|error|fault)\b", re.S)
 _XML_CODE_RE = re.compile(r"<(?:[\w-]+:)?(faultcode|Code|Value|Subcode|code|status|Status|Reason|reason)\b[^>]*>"
@@ -345,6 +354,8 @@ _XML_TEXT_RE = re.compile(r"<(?:[\w-]+:)?(faultstring|Text|Message|message|Detai
 _XML_TYPED_RE = re.compile(r"<(?:[\w-]+:)?([A-Za-z]\w{2,80}(?:Fault|Exception|Error))[\s>/]")
 # Elixir and Erlang error reports: "** (RuntimeError) ...", "** (exit) exited in: ...", "** (EXIT) time out".
 _BEAM_RE = re.compile(r"^\s*\*\* \(([A-Za-z][\w.]*)\)")
+# An Erlang/Elixir error tuple as printed: {error,nxdomain}, {error,{tls_alert,...}}, {:error, :timeout}.
+_ERLANG_ERROR_RE = re.compile(r"^\s*\{:?error,\s*\{?:?'?([A-Za-z_][A-Za-z0-9_]*)")
 # A Redis error reply: its first word, in capitals, names the kind of error (RESP simple errors).
 _REDIS_RE = re.compile(r"^\s*-?([A-Z]{3,12})\s+\S")
 # A sign-in form where data was expected: the back end asks for credentials.
@@ -409,6 +420,11 @@ def _read_text(text: str, reply: bool) -> Reading:
         stripped = _stripped(text)[:MAX_WHOLE]
     if not stripped:
         return NOTHING
+    if not reply and (wrapper := _MCP_TOOL_ERROR_RE.match(stripped)) is not None:
+        # The MCP SDK's server puts "Error executing tool <name>: " before the tool's own error
+        # text (nothing after it when the tool crashed): the error is what follows, in its form.
+        inner = _read_text(stripped[wrapper.end():], reply) if wrapper.end() < len(stripped) else NOTHING
+        return inner if inner.is_error else Reading(True, inner.meaning or GENERIC, inner.evidence, "error_prefix")
     t = load()
     if stripped[0] in "{[":
         value = _embedded_json(stripped)
@@ -452,6 +468,10 @@ def _read_text(text: str, reply: bool) -> Reading:
         if _exception_name(line) is not None:
             form = "exception"
             break
+        if i == 0 and (tup := _ERLANG_ERROR_RE.match(line)) is not None:  # {error,econnrefused}
+            form = "exception"
+            ev.add(_code_hit(t, tup.group(1)))
+            break
         beam = _BEAM_RE.match(line)
         if beam:
             form = "exception"
@@ -459,6 +479,10 @@ def _read_text(text: str, reply: bool) -> Reading:
             break
         if _LOG_RE.match(line) or ("level=" in line and _LEVEL_RE.search(line)):
             form = "log_line"
+            break
+        if i == 0 and _PYDANTIC_RE.match(line):  # str() of pydantic's ValidationError
+            form = "exception"
+            ev.add(Hit("invalid_request", "pydantic:ValidationError"))
             break
         if i == 0 and _PREFIX_RE.match(line):
             form = "error_prefix"
@@ -560,6 +584,16 @@ def _trailer(t: Table, text: str) -> Reading:
     return NOTHING
 
 
+def _refined(t: Table, hit: Hit, rest: str) -> Hit:
+    """A generic status refined by a published text after it: LWP's own responses ("500 read
+    timeout", "500 Can't connect to host:443") carry what happened only in their words."""
+    if hit.meaning != GENERIC:
+        return hit
+    ev = _Evidence()
+    _phrase_hits(t, rest[:120], ev)
+    return best([*ev.hits, hit]) or hit
+
+
 def _status_line(t: Table, line: str) -> Hit | None:
     """``429 Too Many Requests: ...``, ``HTTP/1.1 503 Service Unavailable``, ``HTTP 500``: a status
     at the start of a text, followed by ``HTTP``, a colon or its own published reason (so that
@@ -568,7 +602,7 @@ def _status_line(t: Table, line: str) -> Hit | None:
     if m is None:
         return None
     code = int(m.group(1))
-    hit = t.http.get(code) or Hit(GENERIC, f"http:{code}")
+    hit = _refined(t, t.http.get(code) or Hit(GENERIC, f"http:{code}"), line[m.end(1):])
     rest = line[m.end(1):].lstrip()
     opening = line.lstrip().upper()
     if opening.startswith(("HTTP", "ERROR")) or rest[:1] in (":", "-", "") or words(rest)[:1] == ["error"]:
@@ -636,7 +670,7 @@ def _truthy(v: Any) -> bool:
 
 
 def _has_message(obj: dict[str, Any]) -> bool:
-    return any(norm(k) in ("message", "msg", "detail", "details", "description", "error", "title")
+    return any(norm(k) in ("message", "msg", "detail", "details", "description", "error", "title", "errormessage")
                for k in list(obj)[:MAX_KEYS] if isinstance(k, str))
 
 
@@ -662,7 +696,11 @@ def _read_error(t: Table, value: Any, ev: _Evidence, depth: int = 0) -> None:
         for item in value[:MAX_ITEMS]:
             _read_error(t, item, ev, depth + 1)
     elif isinstance(value, dict):
-        msg = _has_message(value)
+        # A small number in `code` is a gRPC status only in a google.rpc.Status-shaped object
+        # ({code, message, details}); elsewhere (MessageBird's {code, description, parameter}) it
+        # is the vendor's own number.
+        msg = _has_message(value) and _STATUS_SHAPED.issuperset(norm(k) for k in list(value)[:MAX_KEYS]
+                                                                if isinstance(k, str))
         # A reference to the object the error is about (Kubernetes StatusDetails: name, group,
         # kind, uid): its name and kind are data ("auth" may be a service's name), not codes.
         reference = not value.keys().isdisjoint(_REFERENCE_KEYS)
@@ -809,11 +847,20 @@ def _read_value(value: Any) -> Reading:
     if got.found:
         return got
     # one wrapper level: {"result": {...}}, {"response": {"status": 503, ...}}
+    lists = []
     for k, v in list(value.items())[:MAX_KEYS]:
         if isinstance(k, str) and norm(k) in WRAPPER_KEYS and isinstance(v, dict):
             inner = _read_object(t, v, top=False)
             if inner.found:
                 return inner
+        elif type(v) is list:
+            lists.append(v)
+    # a batch of one whose only item failed (Vonage's {"message-count": "1", "messages": [{"status":
+    # "4", "error-text": ...}]}): the call failed
+    if len(lists) == 1 and len(lists[0]) == 1 and isinstance(lists[0][0], dict):
+        inner = _read_object(t, lists[0][0], top=False)
+        if inner.is_error:
+            return inner
     return NOTHING
 
 
@@ -915,6 +962,20 @@ def _count(value: Any) -> int | None:
     return None
 
 
+def _pages(obj: dict[str, Any]) -> bool:
+    """Whether an answer offers the rest: a paging member, or a ``links`` object with a ``next``."""
+    for k, v in list(obj.items())[:MAX_KEYS]:
+        if not isinstance(k, str):
+            continue
+        nk = norm(k)
+        if nk == "links":
+            if not isinstance(v, dict) or any(isinstance(x, str) and norm(x) == "next" for x in v):
+                return True
+        elif nk in _PAGING_KEYS:
+            return True
+    return False
+
+
 def _more_than_shown(obj: dict[str, Any]) -> str:
     """Evidence that an answer holds fewer items than it says exist, with no way offered to the
     rest: Kubernetes ``ListMeta.remainingItemCount`` above zero, or, in a listing (one list beside
@@ -934,6 +995,13 @@ def _more_than_shown(obj: dict[str, Any]) -> str:
             shown = len(v) or -1
     if shown <= 0:
         return ""
+    if isinstance(meta := obj.get("meta"), dict):
+        # JSON:API-style metadata ({"meta": {"count": 12}, "data": [...6]}): a count kept under
+        # `meta` is about the answer, never an amount, whatever else the object holds
+        counted = [norm(k) for k, v in list(meta.items())[:MAX_KEYS]
+                   if isinstance(k, str) and norm(k) in _COUNT_KEYS and (_count(v) or 0) > shown]
+        if counted and not _pages(obj) and not _pages(meta):
+            return f"count:meta.{counted[0]}"
     items = list(obj.items())[:MAX_KEYS]
     # Only a count above the items shown needs the rest of the object read (the usual answer has none).
     # OData v2 writes its inline count as a string ("__count": "12").
@@ -990,7 +1058,9 @@ def _message_only(t: Table, obj: dict[str, Any]) -> Reading | None:
     member holds a published error code (then even a generic one); a bare message about anything
     else is not taken for one."""
     keys = {norm(k) for k in obj if isinstance(k, str)}
-    if not obj or len(obj) > 6 or not keys <= REPORT_KEYS or not keys & {"message", "detail", "msg"}:
+    # APNs answers a refused push with only {"reason": "BadDeviceToken"} (and a timestamp)
+    reason_only = "reason" in keys and keys <= {"reason", "timestamp"}
+    if not obj or len(obj) > 6 or not (reason_only or (keys <= REPORT_KEYS and keys & {"message", "detail", "msg"})):
         return None
     ev = _Evidence()
     coded = False  # a published error code names the failure, even a generic one
@@ -1003,7 +1073,7 @@ def _message_only(t: Table, obj: dict[str, Any]) -> Reading | None:
         elif nk == "detail" and _validation_items(v):  # FastAPI / pydantic: what failed, field by field
             ev.add(Hit("invalid_request", "structure:validation_detail"))
             coded = True
-        elif nk in ("code", "name", "type") and isinstance(v, str) and v.strip():
+        elif nk in ("code", "name", "type", "reason") and isinstance(v, str) and v.strip():
             code = v.strip()
             hit = (_sqlstate(t, code) if nk == "code" and len(code) == 5 and code[:2].isalnum()
                    and any(c.isdigit() for c in code) else t.tokens.get(norm(code)))

@@ -185,7 +185,8 @@ def test_vendor_numbers_beside_their_marker(row: dict[str, Any]) -> None:
         _expect(V.read_value({"exit_code": row["code"], "stdout": "", "stderr": ""}), row)
         return
     text = {"curl": f"curl: ({row['code']}) call failed", "mysql": f"ERROR {row['code']} (HY000): call failed",
-            "ldap": f"[LDAP: error code {row['code']} - call failed]"}
+            "ldap": f"[LDAP: error code {row['code']} - call failed]",
+            "mssql": f"Msg {row['code']}, Level 16, State 1, Line 1\ncall failed"}
     _expect(V.read_text(text[row["system"]]), row)
 
 

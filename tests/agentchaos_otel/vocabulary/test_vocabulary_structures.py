@@ -398,3 +398,68 @@ def test_a_go_request_that_met_a_bare_eof_lost_its_connection() -> None:
 def test_record_keys_are_the_keys_of_the_records_a_result_carries(result: Any, keys: list[str]) -> None:
     assert signals.record_keys(result) == keys
     assert tool_signals.tool_result_signals(json.dumps(result))[A.TOOL_RESULT_RECORD_KEYS] == keys
+
+
+@pytest.mark.parametrize("text,meaning", [
+    # the MCP SDK server's wrapper: the tool's own error is what follows, read in its form
+    ('Error executing tool get_fare_rules: {"errors":[{"status":401,"code":38190,"title":"Invalid access token"}]}',
+     "auth"),
+    ("Error executing tool get_profile: NOAUTH Authentication required.", "auth"),
+    ("Error executing tool rebook_flight", "error"),  # a crash: nothing after the prefix
+    ("Error executing tool get_traveller: 1 validation error for get_travellerArguments\nid\n  Field required",
+     "invalid_request"),
+    ("{error,nxdomain}", "connection"),  # Erlang/Elixir error tuples
+    ("{:error, :econnrefused}", "connection"),
+    ("500 read timeout", "timeout"),  # LWP's own responses: the words say what the status does not
+    ("500 Can't connect to rides.internal:443 (Connection refused)", "connection"),
+    ("Msg 18456, Level 14, State 1, Server SQL01, Line 1\nLogin failed for user 'app'.", "auth"),
+    ("ActivityError: activity error: activity StartToClose timeout (type: StartToClose)", "timeout"),
+    ("<h1>Developer Over Qps</h1>", "rate_limit"),
+])
+def test_wrapped_tuple_and_status_line_error_texts(text: str, meaning: str) -> None:
+    got = V.read_text(text)
+    assert got.is_error and got.meaning == meaning, got
+
+
+@pytest.mark.parametrize("text", [
+    "Error executing tools is what this guide is about.",
+    "500 items found", "<h1>Welcome</h1><p>hello</p>", "3 validation errors were fixed in this release",
+    "{ok,connected}",
+])
+def test_texts_that_only_look_like_those_forms(text: str) -> None:
+    assert not V.read_text(text).is_error
+
+
+@pytest.mark.parametrize("result,meaning", [
+    ({"reason": "BadDeviceToken"}, "invalid_request"),  # APNs: a reason alone
+    ({"errorName": "accessDenied", "message": "Access denied"}, "auth"),  # Worldpay
+    ({"message-count": "1", "messages": [{"status": "4", "error-text": "Bad Credentials"}]}, "auth"),  # a batch of one
+    ({"error_message": "The provided API key is invalid.", "routes": [], "status": "REQUEST_DENIED"}, "auth"),
+    ({"code": 7, "message": "caller lacks permission", "details": []}, "auth"),  # google.rpc.Status
+])
+def test_vendor_report_shapes(result: dict[str, Any], meaning: str) -> None:
+    got = V.read_value(result)
+    assert got.is_error and got.meaning == meaning, got
+
+
+def test_healthy_neighbours_of_the_vendor_report_shapes() -> None:
+    assert not V.read_value({"reason": "because the customer asked"}).found
+    assert not V.read_value({"message-count": "1", "messages": [{"status": "0", "message-id": "m1"}]}).found
+    assert not V.read_value({"routes": [], "status": "ZERO_RESULTS"}).found
+    # a small number in `code` beside a vendor's own members is not a gRPC status
+    assert V.read_value({"errors": [{"code": 2, "description": "Request not allowed", "parameter": "x"}]}).evidence \
+        != "grpc:UNKNOWN"
+
+
+def test_a_count_under_meta_above_the_items_is_partial_unless_a_next_link_pages() -> None:
+    base = {"origin": "OSL", "flights": [{"id": 1}], "meta": {"count": 4, "links": {"self": "https://x/1"}}}
+    assert V.read_value(base).meaning == "partial"
+    assert not V.read_value({**base, "meta": {"count": 4, "links": {"self": "s", "next": "n"}}}).found
+    assert not V.read_value({**base, "meta": {"count": 1}}).found
+
+
+def test_a_one_element_list_holding_an_error_is_an_error_body() -> None:
+    body = [{"error": {"code": 429, "message": "Resource has been exhausted", "status": "RESOURCE_EXHAUSTED"}}]
+    out = signals.body_signals(body)
+    assert out[A.RESPONSE_FAILURE] == "rate_limit"
+    assert A.RESPONSE_FAILURE not in signals.body_signals([{"id": 1}])
