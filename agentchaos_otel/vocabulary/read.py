@@ -209,14 +209,18 @@ def _phrase_hits(t: Table, text: str, out: _Evidence, limit: int | None = None) 
     ws = words(text[:MAX_TEXT])
     first = -1
     counted = 0  # words that are not bare numbers (addresses and ports do not push a phrase out)
+    covered = 0  # words inside a phrase already matched: the longer text said it, not its parts
     for i, w in enumerate(ws):
         counted += not w.isdigit()
         if limit is not None and counted > limit + 1:
             break
+        if i < covered:
+            continue
         for phrase, hit in t.phrases.get(w, ()):
             if tuple(ws[i:i + len(phrase)]) == phrase:
                 out.add(hit)
                 first = i if first < 0 else first
+                covered = i + len(phrase)
                 break
     return first
 

@@ -463,3 +463,10 @@ def test_a_one_element_list_holding_an_error_is_an_error_body() -> None:
     out = signals.body_signals(body)
     assert out[A.RESPONSE_FAILURE] == "rate_limit"
     assert A.RESPONSE_FAILURE not in signals.body_signals([{"id": 1}])
+
+
+def test_a_longer_published_text_is_not_read_again_by_the_phrases_inside_it() -> None:
+    hidden = {"errorMessages": ["Issue does not exist or you do not have permission to see it."], "errors": {}}
+    assert V.read_value(hidden).meaning == "not_found"  # a 404 that hides a forbidden target
+    refused = {"errorMessages": ["You do not have permission to create issues in this project."], "errors": {}}
+    assert V.read_value(refused).meaning == "auth"
