@@ -606,17 +606,14 @@ def _status_line(t: Table, line: str) -> Hit | None:
     if m is None:
         return None
     code = int(m.group(1))
-    hit = _refined(t, t.http.get(code) or Hit(GENERIC, f"http:{code}"), line[m.end(1):])
     rest = line[m.end(1):].lstrip()
     opening = line.lstrip().upper()
-    if opening.startswith(("HTTP", "ERROR")) or rest[:1] in (":", "-", "") or words(rest)[:1] == ["error"]:
-        return hit
-    ev = _Evidence()
-    if _phrase_hits(t, rest[:80], ev, 2) >= 0 or any(
-            words(r["phrase"]) == words(rest)[:len(words(r["phrase"]))] for r in t.rows.get("http", [])
-            if r["code"] == code):
-        return hit
-    return None
+    if not (opening.startswith(("HTTP", "ERROR")) or rest[:1] in (":", "-", "") or words(rest)[:1] == ["error"]):
+        if _phrase_hits(t, rest[:80], _Evidence(), 2) < 0 and not any(
+                words(r["phrase"]) == words(rest)[:len(words(r["phrase"]))] for r in t.rows.get("http", [])
+                if r["code"] == code):
+            return None  # "500 items found": not a status line
+    return _refined(t, t.http.get(code) or Hit(GENERIC, f"http:{code}"), rest)
 
 
 def _embedded_json(text: str) -> Any:
