@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agentchaos_otel.records import EpisodeTrace
 from benchmarks.corpora import synthetic
 from benchmarks.corpora.spans import write_episodes
 from diagnosers.base import diagnose_episodes
@@ -46,6 +47,7 @@ from diagnosers.baseline import TextOnlyDiagnoser
 from diagnosers.estimators import LearnedEstimator
 from diagnosers.evaluate import BLAME_CATEGORIES, Interval, Scores, evaluate, evaluation_set
 from diagnosers.learned import split_by_task
+from diagnosers.norms import ToolNorms
 from diagnosers.rules import RuleDiagnoser
 from diagnosers.tracefile import load
 from diagnosers.truth import read_labels, resolve, resolve_categories
@@ -95,6 +97,12 @@ SPLIT_NOTES = {"dev": "development data",
                "held-out forms": "written after the rules of their time; fixed against since: no longer held out"}
 
 
+def rule_for(episodes: list[EpisodeTrace]) -> RuleDiagnoser:
+    """The rule diagnoser with the tool norms of these episodes, as ``diagnose`` builds them from
+    the store it reads (``diagnosers/norms.py``)."""
+    return RuleDiagnoser(norms=ToolNorms.from_episodes(episodes))
+
+
 def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_boot: int, seed: int,
                 corpus_files: list[str], heldout_files: list[str],
                 blind: list[tuple[str, str, str]] = ()) -> None:  # type: ignore[assignment]
@@ -132,10 +140,10 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
     print(f"SIMULATED. learned model: {len(learn)} episodes, {est.n_training_steps_} steps, {est.n_faulted_steps_} "
           f"faulted, {len(classes)} classes ({', '.join(classes)})")
     print(HEADER)
-    rule, text = RuleDiagnoser(), TextOnlyDiagnoser()
+    text = TextOnlyDiagnoser()
     fam: list[str] = []
     for name, (eps, tr, db, labels, cats) in splits.items():
-        methods = [rule, text] + ([model] if name != "dev" else [])
+        methods = [rule_for(eps), text] + ([model] if name != "dev" else [])
         scores, _ = evaluate(eps, methods, n_boot=n_boot, seed=seed, truths=tr, categories=cats)
         for sc in scores:
             print(_row(f"misbehaving {name} ({db.stem}; {SPLIT_NOTES[name]})", sc))
@@ -144,7 +152,7 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
     for name, db_path, labels_path in blind:
         eps = load(db_path)
         rows = read_labels(labels_path)
-        scores, _ = evaluate(eps, [rule, text, model], n_boot=n_boot, seed=seed, truths=resolve(eps, rows),
+        scores, _ = evaluate(eps, [rule_for(eps), text, model], n_boot=n_boot, seed=seed, truths=resolve(eps, rows),
                              categories=resolve_categories(eps, rows))
         for sc in scores:
             print(_row(name, sc))
@@ -154,7 +162,7 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
     for label, eps in (("own catalog corpus", [ep for path in corpus_files for ep in load(path)]),
                        ("own held-out variants", held)):
         if eps:
-            scores, _ = evaluate(eps, [rule, text, model], n_boot=n_boot, seed=seed)
+            scores, _ = evaluate(eps, [rule_for(eps), text, model], n_boot=n_boot, seed=seed)
             for sc in scores:
                 print(_row(label, sc))
                 fam.append(_families(label, sc))
@@ -164,15 +172,14 @@ def misbehaving(n: int, dev_seed: int, test_seed: int, out_dir: str | None, n_bo
     # Item 5: the held-out split again with OpenInference's OpenAI instrumentation also tracing.
     from openinference.instrumentation.openai import OpenAIInstrumentor
 
-    from diagnosers.base import diagnose_episodes
-
     both = Path(out_dir) / f"misbehaving_{test_seed}_openinference.duckdb"
     if not both.exists():
         run_corpus(both, Path(out_dir) / f"misbehaving_{test_seed}_openinference.jsonl", n, test_seed,
                    instrumentations=(OpenAIInstrumentor(),))
-    for m in (rule, model):  # type: ignore[assignment]
-        a = {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(m, splits["held-out"][0])}
-        b = {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(m, load(both))}
+    alone, beside = splits["held-out"][0], load(both)
+    for m, n in ((rule_for(alone), rule_for(beside)), (model, model)):
+        a = {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(m, alone)}
+        b = {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(n, beside)}
         same = sum(1 for k in a if b.get(k) == a[k])
         print(f"beside OpenInference (openinference-instrumentation-openai also tracing): {m.name} diagnoses "
               f"identical on {same} of {len(a)} held-out episodes")
@@ -194,10 +201,11 @@ def accuracy(corpus: list[str], heldout: list[str], test_fraction: float, seed: 
           f"{len({e.task_id for e in train_eps})} tasks ({est.n_training_steps_} steps, {est.n_faulted_steps_} "
           f"faulted); test: {len(test_eps)} episodes of {len({e.task_id for e in test_eps})} other tasks")
     print(HEADER)
-    rule = RuleDiagnoser()
+    rule = rule_for(eps)  # the norms of every file given, as ``diagnose`` reads each store's
     sets = [("test tasks", test_eps, [rule, model]), ("whole corpus", eps, [rule])]
     if heldout:
-        sets.append(("held-out variants", [ep for path in heldout for ep in load(path)], [rule, model]))
+        held = [ep for path in heldout for ep in load(path)]
+        sets.append(("held-out variants", held, [rule_for(held), model]))
     for label, episodes, methods in sets:
         scores, _ = evaluate(episodes, methods, n_boot=n_boot, seed=seed)
         for sc in scores:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the LLM diagnoser (and the openai SDK) is imported only for
     from agentchaos_otel.records import EpisodeTrace
     from diagnosers.base import Diagnoser
     from diagnosers.llm import LLMDiagnoser
+    from diagnosers.norms import ToolNorms
 
 
 
@@ -91,12 +92,20 @@ def _console() -> Console:
     return data_console(soft_wrap=False, width=200 if not sys.stdout.isatty() else None)
 
 
+def _norms(file: Path) -> ToolNorms | None:
+    """What each tool answers across this store: the norm a tool's first answer is read against
+    (a missing file is reported by the command itself)."""
+    from diagnosers.norms import ToolNorms
+
+    return ToolNorms.from_store(file) if file.exists() else None
+
+
 def _build(method: Method, *, file: Path, model_file: Path | None, base_url: str | None, model: str | None,
            api_key_env: str, concurrency: int, token_budget: int) -> tuple[Diagnoser, LLMDiagnoser | None]:
     if method == Method.rule:
         from diagnosers.rules import RuleDiagnoser
 
-        return RuleDiagnoser(), None
+        return RuleDiagnoser(norms=_norms(file)), None
     if method == Method.text:
         from diagnosers.baseline import TextOnlyDiagnoser
 
@@ -113,7 +122,7 @@ def _build(method: Method, *, file: Path, model_file: Path | None, base_url: str
     from diagnosers.llm import LLMDiagnoser
 
     llm = LLMDiagnoser(str(base_url), str(model), api_key=os.environ.get(api_key_env), cache_path=str(file),
-                       concurrency=concurrency, token_budget=token_budget)
+                       concurrency=concurrency, token_budget=token_budget, norms=_norms(file))
     return llm, llm
 
 

@@ -27,6 +27,7 @@ from agentchaos_otel.records import EpisodeTrace
 from agentchaos_otel.signals import digest
 from agentchaos_otel.store.database.connect import StoreError, open_store, write_rows
 from diagnosers.base import Diagnosis, none_found
+from diagnosers.norms import ToolNorms
 from diagnosers.prompt import PROMPT_VERSION, SYSTEM_PROMPT, render_episode
 from diagnosers.taxonomy import FAULT_TYPES, NONE_FOUND, TARGETS
 from diagnosers.view import EpisodeView
@@ -102,8 +103,10 @@ class LLMDiagnoser:
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
                  cache_path: str | None = None, concurrency: int = 4, token_budget: int = 3000,
-                 timeout_s: float = 60.0, max_output_tokens: int = 300, client: openai.OpenAI | None = None):
+                 timeout_s: float = 60.0, max_output_tokens: int = 300, client: openai.OpenAI | None = None,
+                 norms: ToolNorms | None = None):
         self.model = model
+        self.norms = norms  # the store's per-tool answer norms, shown on the steps that break them
         self.cache_path = cache_path
         self.concurrency = max(1, int(concurrency))
         self.token_budget = token_budget
@@ -183,7 +186,7 @@ class LLMDiagnoser:
         return self.diagnose_many([episode])[0]
 
     def diagnose_many(self, episodes: Sequence[EpisodeTrace]) -> list[Diagnosis]:
-        rendered = [render_episode(EpisodeView(ep), self.token_budget) for ep in episodes]
+        rendered = [render_episode(EpisodeView(ep, self.norms), self.token_budget) for ep in episodes]
         keys = [self._cache_key(r) for r in rendered]
         cached = self._read_cache(sorted(set(keys)))
         results: list[Diagnosis | None] = [None] * len(episodes)

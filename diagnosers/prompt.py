@@ -14,7 +14,7 @@ from diagnosers.rules import args_emptied, args_slip
 from diagnosers.taxonomy import FAULT_TYPES, NONE_FOUND, TARGETS
 from diagnosers.view import EpisodeView
 
-PROMPT_VERSION = "diagnose-v3"
+PROMPT_VERSION = "diagnose-v4"
 CHARS_PER_TOKEN = 4
 
 SYSTEM_PROMPT = f"""You diagnose why an LLM agent episode failed. You get one line per step
@@ -34,6 +34,8 @@ Name the single root cause: a fault type and the step where it happened, followi
 - The model's own slips (marked slip: a parameter wrong or left out of a call it otherwise made,
   arguments that are not JSON, an unknown tool, prose where JSON was asked) are not faults;
   neither is a tool refusing such a call.
+- A tool answer marked unlike_store(type: ...) breaks what that tool returns in nearly every clean
+  result across the store (usual keys renamed, or half of them gone): that type, on that step.
 - Weak signs alone (keys missing compared with other results, a value nowhere in the conversation,
   a slow call the agent went on from) do not name a root cause.
 - When two faults changed the trajectory, the first is the root cause. A successful episode has
@@ -131,6 +133,9 @@ def step_line(o: Observation, median_ms: float, view: EpisodeView | None = None)
             parts.append(f"keys=[{','.join(o.result_keys[:12])}]")
         if o.result_numeric_strings:
             parts.append(f"numeric_strings={o.result_numeric_strings}")
+        if view is not None and view.norms is not None and (d := view.norms.deviation(o)) is not None:
+            parts.append(f"unlike_store({d.fault_type}: missing {','.join(d.missing[:6])}"
+                         + (f"; unfamiliar {','.join(d.unfamiliar[:6])}" if d.unfamiliar else "") + ")")
         if o.tool_args_digest:
             parts.append(f"args#{o.tool_args_digest[:6]}")
         if o.result_digest:
@@ -146,7 +151,7 @@ def _remarkable(line: str) -> bool:
     return any(k in line for k in ("ERROR", "EMPTY", "PARTIAL", "json=n", "error", "failure=", "finish=length",
                                    "finish=content", "finish=-", "mojibake", "odd_chars", "schema=n", "slow",
                                    "done=n", "http=", "problem", "numeric_strings", "cut_short", "absorbed",
-                                   "raised="))
+                                   "unlike_store", "raised="))
 
 
 def _assemble(header: str, lines: list[str], keep: list[bool], width: int) -> str:

@@ -7,11 +7,12 @@ attributes (``agentchaos_otel.vocabulary``): an HTTP status, a gRPC or vendor co
 class, a finish reason, an error member of a tool result. Rules never match wordings of their own.
 
 *Strong* findings are explicit (a status, a code, an error report, a length stop, garbled text, a
-cut argument); *weak* ones are comparisons that normal variation also produces (keys absent
-compared with other results, a value mentioned nowhere, a slow call) and never name a root cause
-alone. The root cause is the earliest strong finding whose fault the agent did not absorb: a
-failure followed by a successful retry of the same call (an SDK retry, the same tool call again)
-is not a root cause, unless the retried call was not idempotent and may have taken effect twice.
+cut argument, an answer unlike what its tool returns in nearly every result across the store);
+*weak* ones are comparisons that normal variation also produces (keys absent compared with a few
+other results, a value mentioned nowhere, a slow call) and never name a root cause alone. The
+root cause is the earliest strong finding whose fault the agent did not absorb: a failure
+followed by a successful retry of the same call (an SDK retry, the same tool call again) is not
+a root cause, unless the retried call was not idempotent and may have taken effect twice.
 A call the model got wrong by itself (unknown tool, missing or wrong parameters, arguments that
 are not JSON although not cut, prose where JSON was asked) is its own slip, not a fault, and so
 is a tool's refusal of such a call. A successful episode has no root cause.
@@ -27,6 +28,7 @@ from agentchaos_otel import vocabulary
 from agentchaos_otel.records import EpisodeTrace
 from diagnosers.base import Diagnosis, none_found
 from diagnosers.key_style import key_style, odd_style_keys
+from diagnosers.norms import ToolNorms
 from diagnosers.observe import Observation
 from diagnosers.taxonomy import MEANING_LABEL_LLM, MEANING_LABEL_TOOL
 from diagnosers.view import Effect, EpisodeView, named_keys
@@ -42,6 +44,8 @@ LATENCY_MIN_CALLS = 1  # other calls needed before a norm exists
 UNGROUNDED_MAX_STEPS = 1  # more steps with invented argument values than this is the episode's habit
 KEYS_LOST_SHARE = 0.5  # a result that lost this share of its tool's usual keys ...
 KEYS_SUPPORT = 2  # ... that this many earlier results agreed on
+# An answer unlike its tool's store-wide norm (diagnosers/norms.py): strong, below an explicit report.
+NORM_CONFIDENCE = {"key_rename": 0.6, "truncated": 0.55}
 
 # The model's own slips (docs/taxonomy.md, "Format slips"): no fault of the API or the tools.
 SLIP_PROBLEMS = frozenset({"unknown_key", "missing_required", "wrong_type", "enum", "empty_value",
@@ -571,6 +575,18 @@ def _tool_envelope(o: Observation, v: EpisodeView) -> Finding | None:
                    "missing from the result", strong=False)
 
 
+def _tool_store_norm(o: Observation, v: EpisodeView) -> Finding | None:
+    """The answer breaks what its tool returns in nearly every clean result across the store
+    (``diagnosers/norms.py``): usual keys gone and keys the tool almost never returns in their
+    place (renamed), or half the usual keys gone (cut). The store's many answers are the norm a
+    first answer lacks inside its episode; an optional member is never usual, so leaving it out
+    is no deviation."""
+    d = v.norms.deviation(o) if v.norms is not None else None
+    if d is None:
+        return None
+    return Finding(d.fault_type, "tool_result", NORM_CONFIDENCE[d.fault_type], f"{_where(o)}: {d.describe()}")
+
+
 def _tool_echo(o: Observation, v: EpisodeView) -> Finding | None:
     """The result echoes an identifier or date with another value than the call asked for: the
     answer is about a neighbouring entity, values kept their types (a wrong value)."""
@@ -612,6 +628,7 @@ RULES: tuple[Rule, ...] = (
     Rule("tool_key_style", "tool", _tool_key_style.__doc__ or "", _tool_key_style),
     Rule("tool_key_change", "tool", _tool_keys.__doc__ or "", _tool_keys),
     Rule("tool_envelope_keys", "tool", _tool_envelope.__doc__ or "", _tool_envelope),
+    Rule("tool_store_norm", "tool", _tool_store_norm.__doc__ or "", _tool_store_norm),
     Rule("tool_echo_mismatch", "tool", _tool_echo.__doc__ or "", _tool_echo),
     Rule("tool_inconsistent_values", "tool", _tool_inconsistent.__doc__ or "", _tool_inconsistent),
 )
@@ -661,11 +678,12 @@ class RuleDiagnoser:
 
     name = "rule"
 
-    def __init__(self, rules: tuple[Rule, ...] = RULES):
+    def __init__(self, rules: tuple[Rule, ...] = RULES, norms: ToolNorms | None = None):
         self.rules = rules
+        self.norms = norms  # the store's per-tool answer norms; without them that rule is silent
 
     def diagnose(self, episode: EpisodeTrace) -> Diagnosis:
-        view = EpisodeView(episode)
+        view = EpisodeView(episode, self.norms)
         found = step_findings(view, self.rules)
         if episode.success is True:
             seen = "; ".join(f.finding.evidence for f in found[:3])

@@ -57,11 +57,12 @@ def rule_verdicts(db: str | os.PathLike[str]) -> dict[str, list[dict[str, Any]]]
     """The rule diagnoser on every episode whose outcome is not a success (as ``diagnose`` does),
     as rows by trace id: the ``agentchaos_otel.verdicts`` plug-in ``traces export`` calls."""
     from diagnosers.base import diagnose_episodes
+    from diagnosers.norms import ToolNorms
     from diagnosers.rules import RuleDiagnoser
 
     episodes = [ep for ep in load(db) if ep.success is not True]
     out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for d in diagnose_episodes(RuleDiagnoser(), episodes):
+    for d in diagnose_episodes(RuleDiagnoser(norms=ToolNorms.from_store(db)), episodes):
         out[d.trace_id].append(d.to_dict())
     return dict(out)
 

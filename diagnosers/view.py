@@ -14,12 +14,16 @@ import bisect
 import statistics
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel import signals, vocabulary
 from agentchaos_otel.records import EpisodeTrace
 from diagnosers.key_style import key_style
 from diagnosers.observe import Observation, observe_step
+
+if TYPE_CHECKING:
+    from diagnosers.norms import ToolNorms
 
 _EMPTY_LIST_SHAPE = signals.canonical_json_digest([])
 RETRY_WINDOW = 3  # tool calls within which an identical call counts as a retry (the study's window)
@@ -78,8 +82,9 @@ class EpisodeView:
     """An episode's observations plus the comparisons rules and features need (per-tool norms,
     latency baseline, earlier responses), computed once."""
 
-    def __init__(self, episode: EpisodeTrace):
+    def __init__(self, episode: EpisodeTrace, norms: ToolNorms | None = None):
         self.episode = episode
+        self.norms = norms  # what each tool answers across the whole store, when it is known
         self.obs = [observe_step(s, i) for i, s in enumerate(episode.steps)]
         llm = [o.duration_ms for o in self.obs if o.kind == "llm" and not o.transport_failed]
         self.llm_median_ms = statistics.median(llm) if llm else 0.0

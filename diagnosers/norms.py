@@ -1,0 +1,182 @@
+"""What each tool answers across a whole store: the keys its clean results carry, and how often.
+
+A tool's first answer in an episode has nothing earlier in that episode to be compared with, so a
+key renamed or dropped there is silent to the per-episode comparisons of ``view.py``; in the blind
+rounds such first answers were the largest class of missed data faults after wrong values. A store
+holds the same tools answering many times over. What a tool returns in nearly every clean result
+of a store (``USUAL`` of at least ``MIN_RESULTS``) is its contract in practice, and an answer that
+breaks it is evidence no single episode holds:
+
+- *renamed*: usual keys are missing and the answer carries keys the tool almost never returns
+  (``RARE``): the same facts under other names;
+- *cut*: at least half of the usual keys are missing and nothing stands in their place.
+
+An optional member is not usual (it is absent from more than ``1 - USUAL`` of the results), so
+leaving it out is no deviation; a key a tool returns now and then is not rare. Only our own
+content-free attributes are counted (``agentchaos.tool.result_keys`` and ``result_record_keys``),
+in one aggregate query, so building the norms reads no content and costs one pass of SQL. The
+norms depend on the store, not on the episodes a filter picks, and read no ground truth.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from agentchaos_otel import attributes as A
+from agentchaos_otel.records import EpisodeTrace
+from agentchaos_otel.store.database.connect import open_store
+from agentchaos_otel.store.database.schema import jpath
+from agentchaos_otel.trace import foreign
+from diagnosers.observe import Observation, observe_step
+
+MIN_RESULTS = 20  # clean results of a tool before it has a norm
+USUAL = 0.95  # a key in at least this share of them is part of the tool's answer
+RARE = 0.02  # a key in at most this share is one the tool does not return
+
+# (tool, top-level keys or None, record keys, how many results)
+KeyRow = tuple[str, Sequence[str] | None, Sequence[str], int]
+
+
+@dataclass(frozen=True)
+class KeyNorm:
+    """How many clean results of one tool named keys at one level, and how often each key."""
+
+    results: int
+    counts: Mapping[str, int]
+    usual: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        need = USUAL * self.results
+        object.__setattr__(self, "usual", frozenset(k for k, n in self.counts.items() if n >= need))
+
+    def rare(self, key: str) -> bool:
+        """Returned by at most ``RARE`` of the tool's other answers (the one judged counts once)."""
+        return self.counts.get(key, 0) - 1 <= RARE * max(self.results - 1, 0)
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """An answer unlike what its tool returns almost always: ``key_rename`` or ``truncated``."""
+
+    fault_type: str
+    level: str  # "result" (top-level keys) | "records" (the keys of the records a listing carries)
+    missing: tuple[str, ...]
+    unfamiliar: tuple[str, ...]
+    results: int  # clean results the norm was read from
+
+    def describe(self) -> str:
+        lost = ", ".join(self.missing[:4])
+        where = "its records" if self.level == "records" else "it"
+        if self.fault_type == "key_rename":
+            return (f"keys this tool returns in {USUAL:.0%}+ of {self.results} clean results across the store "
+                    f"({lost}) are missing and {where} carries keys it almost never returns "
+                    f"({', '.join(self.unfamiliar[:4])})")
+        return (f"{len(self.missing)} of the keys this tool returns in {USUAL:.0%}+ of {self.results} clean "
+                f"results across the store are missing from {where} ({lost})")
+
+
+class ToolNorms:
+    """Per tool and level (a result's own keys, its records' keys), the store's key norm."""
+
+    def __init__(self, top: Mapping[str, KeyNorm], records: Mapping[str, KeyNorm]):
+        self.top = dict(top)
+        self.records = dict(records)
+
+    def __len__(self) -> int:
+        return len(self.top) + len(self.records)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[KeyRow]) -> ToolNorms:
+        results: Counter[str] = Counter()
+        listed: Counter[str] = Counter()
+        top: dict[str, Counter[str]] = {}
+        rec: dict[str, Counter[str]] = {}
+        for tool, keys, record_keys, n in rows:
+            if keys is not None:
+                results[tool] += n
+                counts = top.setdefault(tool, Counter())
+                for k in set(keys):
+                    counts[k] += n
+            if record_keys:
+                listed[tool] += n
+                counts = rec.setdefault(tool, Counter())
+                for k in set(record_keys):
+                    counts[k] += n
+        return cls({t: KeyNorm(results[t], c) for t, c in top.items() if results[t] >= MIN_RESULTS},
+                   {t: KeyNorm(listed[t], c) for t, c in rec.items() if listed[t] >= MIN_RESULTS})
+
+    @classmethod
+    def from_observations(cls, observations: Iterable[Observation]) -> ToolNorms:
+        """Norms of observations already made (episodes loaded in memory), counted as the store's are."""
+        return cls.from_rows((o.tool_name or "", o.result_keys, o.result_record_keys, 1)
+                             for o in observations if _clean(o))
+
+    @classmethod
+    def from_episodes(cls, episodes: Iterable[EpisodeTrace]) -> ToolNorms:
+        return cls.from_observations(observe_step(s, i) for ep in episodes for i, s in enumerate(ep.steps)
+                                     if s.kind == "tool")
+
+    @classmethod
+    def from_store(cls, path: str | os.PathLike[str]) -> ToolNorms:
+        """One aggregate over the store's spans: distinct key sets per tool and their counts. It
+        reads the spans table, not the ``tool_calls`` view (which derives steps and costs as much
+        again as the whole count), and parses each span's attributes once."""
+        with open_store(path) as conn:
+            rows = conn.execute(_STORE_SQL).fetchall()
+        return cls.from_rows((tool, _keys(k), _keys(r) or (), n) for tool, k, r, n in rows)
+
+    def deviation(self, o: Observation) -> Deviation | None:
+        """How o's answer breaks its tool's norm, the result's own keys first; None when it does not
+        or when the tool has no norm."""
+        if not _clean(o) or not o.tool_name:
+            return None
+        for level, norms, keys in (("result", self.top, o.result_keys), ("records", self.records,
+                                                                          o.result_record_keys)):
+            norm = norms.get(o.tool_name)
+            if norm is None or not keys or not norm.usual:
+                continue
+            have = set(keys)
+            missing = tuple(sorted(norm.usual - have))
+            if not missing:
+                continue
+            unfamiliar = tuple(sorted(k for k in have if norm.rare(k)))
+            if unfamiliar:
+                return Deviation("key_rename", level, missing, unfamiliar, norm.results)
+            if 2 * len(missing) >= len(norm.usual):
+                return Deviation("truncated", level, missing, (), norm.results)
+        return None
+
+
+# Our result attributes in one parse per span: 1 is_json, 2 is_error, 3 empty, 4 failure, 5 keys,
+# 6 record keys, then the tool name (ours, OpenInference's); a span without them is no tool result.
+_READ = (A.TOOL_RESULT_IS_JSON, A.TOOL_RESULT_IS_ERROR, A.TOOL_RESULT_EMPTY, A.TOOL_RESULT_FAILURE,
+         A.TOOL_RESULT_KEYS, A.TOOL_RESULT_RECORD_KEYS, *foreign.TOOL_NAME)
+_STORE_SQL = f"""
+SELECT COALESCE({", ".join(f"v[{7 + i}]->>'$'" for i in range(len(foreign.TOOL_NAME)))},
+                string_split(name, ' ')[-1]) AS tool, v[5] AS k, v[6] AS r, count(*) AS n
+FROM (SELECT name, json_extract(attributes, [{", ".join(jpath(k) for k in _READ)}]) AS v
+      FROM spans WHERE contains(attributes, '"{A.TOOL_RESULT_IS_JSON}"'))
+WHERE v[1]->>'$' = 'true' AND COALESCE(v[2]->>'$', 'false') <> 'true'
+  AND COALESCE(v[3]->>'$', 'false') <> 'true' AND COALESCE(v[4]->>'$', '') = ''
+GROUP BY ALL"""
+
+
+def _clean(o: Observation) -> bool:
+    """A JSON tool result that is neither an error, nor empty, nor a reported failure."""
+    return (o.kind == "tool" and bool(o.result_is_json) and not o.result_is_error and not o.result_empty
+            and not o.result_failure)
+
+
+def _keys(value: object) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return tuple(str(k) for k in value) if isinstance(value, list) else None

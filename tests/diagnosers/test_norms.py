@@ -1,0 +1,123 @@
+"""A tool's answer against what the tool returns across the whole store (``diagnosers/norms.py``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from agentchaos_otel.records import EpisodeTrace
+from benchmarks.corpora.spans import write_episodes
+from benchmarks.corpora.synthetic import episode_of, llm_record, tool_record
+from diagnosers.base import diagnose_episodes
+from diagnosers.cli import app
+from diagnosers.norms import MIN_RESULTS, ToolNorms
+from diagnosers.observe import observe_step
+from diagnosers.prompt import render_episode
+from diagnosers.rules import RuleDiagnoser
+from diagnosers.taxonomy import NONE_FOUND
+from diagnosers.view import EpisodeView
+
+ORDER = {"order_id": "ORD-1", "customer_id": "C-1", "status": "open", "currency": "EUR", "total": 12.5}
+LOOKUP = ("get_order", {"order_id": "ORD-1"})
+
+
+def _episode(i: int, answer: dict[str, Any], *, success: bool = True, then: dict[str, Any] | None = None
+             ) -> EpisodeTrace:
+    """An agent that looks an order up first (step 1), maybe again (step 3), then answers."""
+    steps = [llm_record(0, content=None, tool_calls=[LOOKUP]), tool_record(1, "get_order", answer, args=LOOKUP[1])]
+    if then is not None:
+        steps += [llm_record(2, content=None, tool_calls=[LOOKUP]), tool_record(3, "get_order", then, args=LOOKUP[1])]
+    steps.append(llm_record(len(steps), content="Order ORD-1 is open."))
+    return episode_of(steps, success=success, task_id=f"t{i}", trace_id=f"{i:032x}")
+
+
+def _store(n: int, odd: list[EpisodeTrace]) -> list[EpisodeTrace]:
+    return [_episode(i, dict(ORDER, note=f"n{i}") if i % 3 == 0 else ORDER) for i in range(n)] + odd
+
+
+def _norms(episodes: list[EpisodeTrace]) -> ToolNorms:
+    return ToolNorms.from_episodes(episodes)
+
+
+def _deviation(norms: ToolNorms, answer: Any) -> Any:
+    return norms.deviation(observe_step(tool_record(1, "get_order", answer, args=LOOKUP[1]), 1))
+
+
+def test_a_renamed_answer_breaks_the_norm_and_an_optional_member_left_out_does_not() -> None:
+    norms = _norms(_store(40, []))
+    renamed = {"orderId": "ORD-1", "customerId": "C-1", "status": "open", "currency": "EUR", "total": 12.5}
+    d = _deviation(norms, renamed)
+    assert d is not None and d.fault_type == "key_rename" and d.level == "result"
+    assert d.missing == ("customer_id", "order_id") and d.unfamiliar == ("customerId", "orderId")
+    # `note` is in a third of the answers only: not part of the tool's answer, so no deviation either way.
+    assert _deviation(norms, ORDER) is None
+    assert _deviation(norms, dict(ORDER, note="x")) is None
+    # One usual key gone with nothing in its place is no cut; half of them gone is.
+    assert _deviation(norms, {k: v for k, v in ORDER.items() if k != "total"}) is None
+    cut = _deviation(norms, {"order_id": "ORD-1", "status": "open"})
+    assert cut is not None and cut.fault_type == "truncated" and cut.missing == ("currency", "customer_id", "total")
+
+
+def test_errors_empty_answers_and_tools_without_enough_answers_are_not_judged() -> None:
+    norms = _norms(_store(40, []))
+    assert _deviation(norms, {"error": {"code": "NotFound", "message": "order ORD-1 not found"}}) is None
+    assert _deviation(norms, {}) is None
+    few = _norms(_store(MIN_RESULTS - 1, []))
+    assert len(few) == 0
+    assert _deviation(few, {"orderId": "ORD-1"}) is None
+
+
+def test_the_records_of_a_listing_have_a_norm_of_their_own() -> None:
+    rows = [{"sku": f"S{i}", "on_hand": i, "reserved": 0} for i in range(3)]
+    eps = [episode_of([tool_record(0, "list_stock", {"items": rows, "next": None})], task_id=f"s{i}",
+                      trace_id=f"{i:032x}") for i in range(30)]
+    norms = _norms(eps)
+    odd = [{"sku": "S1", "onHand": 1, "reserved": 0}]
+    d = norms.deviation(observe_step(tool_record(0, "list_stock", {"items": odd, "next": None}), 0))
+    assert d is not None and d.fault_type == "key_rename" and d.level == "records" and d.unfamiliar == ("onHand",)
+
+
+def test_a_renamed_first_answer_is_named_with_the_store_norm_and_not_without_it() -> None:
+    renamed = {"id": "ORD-1", "customer": "C-1", "state": "open", "currency": "EUR", "total": 12.5}
+    failed = _episode(99, renamed, success=False)
+    eps = _store(40, [failed])
+    with_norms = diagnose_episodes(RuleDiagnoser(norms=_norms(eps)), [failed])[0]
+    assert (with_norms.fault_type, with_norms.step, with_norms.target) == ("key_rename", 1, "tool_result")
+    assert "across the store" in with_norms.evidence
+    assert diagnose_episodes(RuleDiagnoser(), [failed])[0].fault_type == NONE_FOUND
+    # A failure whose answers all keep the norm is not blamed on them.
+    plain = _episode(98, ORDER, success=False, then=ORDER)
+    assert diagnose_episodes(RuleDiagnoser(norms=_norms(eps + [plain])), [plain])[0].fault_type == NONE_FOUND
+
+
+def test_the_store_query_counts_what_the_observations_count(tmp_path: Path) -> None:
+    odd = [_episode(90, {"orderId": "ORD-1", "status": "open"}, success=False),
+           _episode(91, {"error": "upstream timed out"}, success=False), _episode(92, {}, success=False)]
+    eps = _store(30, odd)
+    db = tmp_path / "t.duckdb"
+    write_episodes(eps, db)
+    stored, made = ToolNorms.from_store(db), _norms(eps)
+    assert stored.top == made.top and stored.records == made.records
+    assert stored.top["get_order"].results == 31  # the error and the empty answer are no norm
+
+
+def test_diagnose_reads_the_store_norm(tmp_path: Path) -> None:
+    db = tmp_path / "t.duckdb"
+    write_episodes(_store(30, [_episode(90, {"orderId": "ORD-1", "customerId": "C-1", "status": "open",
+                                                 "currency": "EUR", "total": 12.5}, success=False)]), db)
+    result = CliRunner().invoke(app, ["run", str(db), "--json", "--no-write"])
+    assert result.exit_code == 0, result.output
+    (d,) = json.loads(result.stdout)
+    assert (d["fault_type"], d["step"]) == ("key_rename", 1) and "across the store" in d["evidence"]
+
+
+def test_the_llm_diagnoser_sees_the_same_deviation() -> None:
+    failed = _episode(99, {"orderId": "ORD-1", "customerId": "C-1", "status": "open", "currency": "EUR",
+                           "total": 12.5}, success=False)
+    eps = _store(40, [failed])
+    shown = render_episode(EpisodeView(failed, _norms(eps)))
+    assert "unlike_store(key_rename: missing customer_id,order_id; unfamiliar customerId,orderId)" in shown
+    assert "unlike_store" not in render_episode(EpisodeView(failed))
