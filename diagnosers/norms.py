@@ -9,12 +9,15 @@ breaks it is evidence no single episode holds:
 
 - *renamed*: usual keys are missing and the answer carries keys the tool almost never returns
   (``RARE``): the same facts under other names;
-- *cut*: at least half of the usual keys are missing and nothing stands in their place.
+- *cut*: at least half of the usual keys are missing and nothing stands in their place;
+- *numbers as strings*: the answer delivers numbers as strings, which the tool's answers almost
+  never do (an API writes its amounts one way: Amadeus always as strings, most as numbers).
 
 An optional member is not usual (it is absent from more than ``1 - USUAL`` of the results), so
 leaving it out is no deviation; a key a tool returns now and then is not rare. Only our own
-content-free attributes are counted (``agentchaos.tool.result_keys`` and ``result_record_keys``),
-in one aggregate query, so building the norms reads no content and costs one pass of SQL. The
+content-free attributes are counted (``agentchaos.tool.result_keys``, ``result_record_keys`` and
+``result_numeric_strings``), in one aggregate query, so building the norms reads no content and
+costs one pass of SQL (about 4% of ``diagnose --all`` on demo-shaped episodes). The
 norms depend on the store, not on the episodes a filter picks, and read no ground truth.
 """
 
@@ -37,8 +40,9 @@ MIN_RESULTS = 20  # clean results of a tool before it has a norm
 USUAL = 0.95  # a key in at least this share of them is part of the tool's answer
 RARE = 0.02  # a key in at most this share is one the tool does not return
 
-# (tool, top-level keys or None, record keys, how many results)
-KeyRow = tuple[str, Sequence[str] | None, Sequence[str], int]
+# (tool, top-level keys or None, record keys, whether numbers came as strings, how many results)
+KeyRow = tuple[str, Sequence[str] | None, Sequence[str], bool, int]
+NUMBERS_AS_STRINGS = "numbers as strings"  # counted per tool like a key, at the level "values"
 
 
 @dataclass(frozen=True)
@@ -63,12 +67,15 @@ class Deviation:
     """An answer unlike what its tool returns almost always: ``key_rename`` or ``truncated``."""
 
     fault_type: str
-    level: str  # "result" (top-level keys) | "records" (the keys of the records a listing carries)
+    level: str  # "result" (its own keys) | "records" (the keys of a listing's records) | "values"
     missing: tuple[str, ...]
     unfamiliar: tuple[str, ...]
     results: int  # clean results the norm was read from
 
     def describe(self) -> str:
+        if self.level == "values":
+            return (f"numbers delivered as strings, which this tool's answers carry in at most {RARE:.0%} of "
+                    f"{self.results} clean results across the store")
         lost = ", ".join(self.missing[:4])
         where = "its records" if self.level == "records" else "it"
         if self.fault_type == "key_rename":
@@ -80,22 +87,31 @@ class Deviation:
 
 
 class ToolNorms:
-    """Per tool and level (a result's own keys, its records' keys), the store's key norm."""
+    """Per tool and level (a result's own keys, its records' keys, its values' types), the store's
+    norm."""
 
-    def __init__(self, top: Mapping[str, KeyNorm], records: Mapping[str, KeyNorm]):
+    def __init__(self, top: Mapping[str, KeyNorm], records: Mapping[str, KeyNorm],
+                 values: Mapping[str, KeyNorm] | None = None):
         self.top = dict(top)
         self.records = dict(records)
+        self.values = dict(values or {})
 
     def __len__(self) -> int:
-        return len(self.top) + len(self.records)
+        return len(self.top) + len(self.records) + len(self.values)
 
     @classmethod
     def from_rows(cls, rows: Iterable[KeyRow]) -> ToolNorms:
         results: Counter[str] = Counter()
         listed: Counter[str] = Counter()
+        answered: Counter[str] = Counter()
         top: dict[str, Counter[str]] = {}
         rec: dict[str, Counter[str]] = {}
-        for tool, keys, record_keys, n in rows:
+        val: dict[str, Counter[str]] = {}
+        for tool, keys, record_keys, numeric, n in rows:
+            answered[tool] += n
+            counts = val.setdefault(tool, Counter())
+            if numeric:
+                counts[NUMBERS_AS_STRINGS] += n
             if keys is not None:
                 results[tool] += n
                 counts = top.setdefault(tool, Counter())
@@ -107,13 +123,14 @@ class ToolNorms:
                 for k in set(record_keys):
                     counts[k] += n
         return cls({t: KeyNorm(results[t], c) for t, c in top.items() if results[t] >= MIN_RESULTS},
-                   {t: KeyNorm(listed[t], c) for t, c in rec.items() if listed[t] >= MIN_RESULTS})
+                   {t: KeyNorm(listed[t], c) for t, c in rec.items() if listed[t] >= MIN_RESULTS},
+                   {t: KeyNorm(answered[t], c) for t, c in val.items() if answered[t] >= MIN_RESULTS})
 
     @classmethod
     def from_observations(cls, observations: Iterable[Observation]) -> ToolNorms:
         """Norms of observations already made (episodes loaded in memory), counted as the store's are."""
-        return cls.from_rows((o.tool_name or "", o.result_keys, o.result_record_keys, 1)
-                             for o in observations if _clean(o))
+        return cls.from_rows((o.tool_name or "", o.result_keys, o.result_record_keys,
+                              bool(o.result_numeric_strings), 1) for o in observations if _clean(o))
 
     @classmethod
     def from_episodes(cls, episodes: Iterable[EpisodeTrace]) -> ToolNorms:
@@ -127,7 +144,8 @@ class ToolNorms:
         again as the whole count), and parses each span's attributes once."""
         with open_store(path) as conn:
             rows = conn.execute(_STORE_SQL).fetchall()
-        return cls.from_rows((tool, _keys(k), _keys(r) or (), n) for tool, k, r, n in rows)
+        return cls.from_rows((tool, _keys(k), _keys(r) or (), bool(numeric), n)
+                             for tool, k, r, numeric, n in rows)
 
     def deviation(self, o: Observation) -> Deviation | None:
         """How o's answer breaks its tool's norm, the result's own keys first; None when it does not
@@ -148,16 +166,21 @@ class ToolNorms:
                 return Deviation("key_rename", level, missing, unfamiliar, norm.results)
             if 2 * len(missing) >= len(norm.usual):
                 return Deviation("truncated", level, missing, (), norm.results)
+        norm = self.values.get(o.tool_name)
+        if o.result_numeric_strings and norm is not None and norm.rare(NUMBERS_AS_STRINGS):
+            return Deviation("key_rename", "values", (), (), norm.results)
         return None
 
 
 # Our result attributes in one parse per span: 1 is_json, 2 is_error, 3 empty, 4 failure, 5 keys,
-# 6 record keys, then the tool name (ours, OpenInference's); a span without them is no tool result.
+# 6 record keys, 7 numeric strings, then the tool name (ours, OpenInference's); a span without
+# them is no tool result.
 _READ = (A.TOOL_RESULT_IS_JSON, A.TOOL_RESULT_IS_ERROR, A.TOOL_RESULT_EMPTY, A.TOOL_RESULT_FAILURE,
-         A.TOOL_RESULT_KEYS, A.TOOL_RESULT_RECORD_KEYS, *foreign.TOOL_NAME)
+         A.TOOL_RESULT_KEYS, A.TOOL_RESULT_RECORD_KEYS, A.TOOL_RESULT_NUMERIC_STRINGS, *foreign.TOOL_NAME)
 _STORE_SQL = f"""
-SELECT COALESCE({", ".join(f"v[{7 + i}]->>'$'" for i in range(len(foreign.TOOL_NAME)))},
-                string_split(name, ' ')[-1]) AS tool, v[5] AS k, v[6] AS r, count(*) AS n
+SELECT COALESCE({", ".join(f"v[{8 + i}]->>'$'" for i in range(len(foreign.TOOL_NAME)))},
+                string_split(name, ' ')[-1]) AS tool, v[5] AS k, v[6] AS r,
+       COALESCE(TRY_CAST(v[7]->>'$' AS BIGINT), 0) > 0 AS numeric, count(*) AS n
 FROM (SELECT name, json_extract(attributes, [{", ".join(jpath(k) for k in _READ)}]) AS v
       FROM spans WHERE contains(attributes, '"{A.TOOL_RESULT_IS_JSON}"'))
 WHERE v[1]->>'$' = 'true' AND COALESCE(v[2]->>'$', 'false') <> 'true'

@@ -61,6 +61,16 @@ def test_a_renamed_answer_breaks_the_norm_and_an_optional_member_left_out_does_n
     assert cut is not None and cut.fault_type == "truncated" and cut.missing == ("currency", "customer_id", "total")
 
 
+def test_numbers_as_strings_break_a_tool_that_writes_numbers_and_not_one_that_writes_strings() -> None:
+    norms = _norms(_store(40, []))
+    d = _deviation(norms, dict(ORDER, total="12.5"))
+    assert d is not None and (d.fault_type, d.level) == ("key_rename", "values")
+    assert "numbers delivered as strings" in d.describe()
+    # A tool that always writes its amounts as strings (Amadeus's prices) has that as its norm.
+    always = _norms([_episode(i, dict(ORDER, total="12.5")) for i in range(40)])
+    assert _deviation(always, dict(ORDER, total="99.0")) is None
+
+
 def test_errors_empty_answers_and_tools_without_enough_answers_are_not_judged() -> None:
     norms = _norms(_store(40, []))
     assert _deviation(norms, {"error": {"code": "NotFound", "message": "order ORD-1 not found"}}) is None
