@@ -11,7 +11,9 @@ breaks it is evidence no single episode holds:
   (``RARE``): the same facts under other names;
 - *cut*: at least half of the usual keys are missing and nothing stands in their place;
 - *numbers as strings*: the answer delivers numbers as strings, which the tool's answers almost
-  never do (an API writes its amounts one way: Amadeus always as strings, most as numbers).
+  never do (an API writes its amounts one way: Amadeus always as strings, most as numbers);
+- *empty*: ``[]``, ``{}``, ``null`` or ``""`` from a tool that almost never answers empty (a
+  search that often finds nothing has empty answers as part of its norm).
 
 An optional member is not usual (it is absent from more than ``1 - USUAL`` of the results), so
 leaving it out is no deviation; a key a tool returns now and then is not rare. Only our own
@@ -40,9 +42,12 @@ MIN_RESULTS = 20  # clean results of a tool before it has a norm
 USUAL = 0.95  # a key in at least this share of them is part of the tool's answer
 RARE = 0.02  # a key in at most this share is one the tool does not return
 
-# (tool, top-level keys or None, record keys, whether numbers came as strings, how many results)
-KeyRow = tuple[str, Sequence[str] | None, Sequence[str], bool, int]
-NUMBERS_AS_STRINGS = "numbers as strings"  # counted per tool like a key, at the level "values"
+# (tool, top-level keys or None, record keys, whether numbers came as strings, whether the answer
+# was empty, how many answers)
+KeyRow = tuple[str, Sequence[str] | None, Sequence[str], bool, bool, int]
+# Counted per tool like keys, at the level "values", over its clean and its empty answers.
+NUMBERS_AS_STRINGS = "numbers as strings"
+EMPTY = "empty"
 
 
 @dataclass(frozen=True)
@@ -107,9 +112,12 @@ class ToolNorms:
         top: dict[str, Counter[str]] = {}
         rec: dict[str, Counter[str]] = {}
         val: dict[str, Counter[str]] = {}
-        for tool, keys, record_keys, numeric, n in rows:
+        for tool, keys, record_keys, numeric, empty, n in rows:
             answered[tool] += n
             counts = val.setdefault(tool, Counter())
+            if empty:
+                counts[EMPTY] += n
+                continue  # an empty answer names no keys
             if numeric:
                 counts[NUMBERS_AS_STRINGS] += n
             if keys is not None:
@@ -130,7 +138,8 @@ class ToolNorms:
     def from_observations(cls, observations: Iterable[Observation]) -> ToolNorms:
         """Norms of observations already made (episodes loaded in memory), counted as the store's are."""
         return cls.from_rows((o.tool_name or "", o.result_keys, o.result_record_keys,
-                              bool(o.result_numeric_strings), 1) for o in observations if _clean(o))
+                              bool(o.result_numeric_strings), o.result_empty, 1)
+                             for o in observations if _clean(o) or _empty(o))
 
     @classmethod
     def from_episodes(cls, episodes: Iterable[EpisodeTrace]) -> ToolNorms:
@@ -144,8 +153,8 @@ class ToolNorms:
         again as the whole count), and parses each span's attributes once."""
         with open_store(path) as conn:
             rows = conn.execute(_STORE_SQL).fetchall()
-        return cls.from_rows((tool, _keys(k), _keys(r) or (), bool(numeric), n)
-                             for tool, k, r, numeric, n in rows)
+        return cls.from_rows((tool, _keys(k), _keys(r) or (), bool(numeric), bool(empty), n)
+                             for tool, k, r, numeric, empty, n in rows)
 
     def deviation(self, o: Observation) -> Deviation | None:
         """How o's answer breaks its tool's norm, the result's own keys first; None when it does not
@@ -171,6 +180,12 @@ class ToolNorms:
             return Deviation("key_rename", "values", (), (), norm.results)
         return None
 
+    def rarely_empty(self, o: Observation) -> int:
+        """For an empty answer of a tool that almost never answers empty across the store, how many
+        answers the norm was read from; else 0."""
+        norm = self.values.get(o.tool_name or "")
+        return norm.results if _empty(o) and norm is not None and norm.rare(EMPTY) else 0
+
 
 # Our result attributes in one parse per span: 1 is_json, 2 is_error, 3 empty, 4 failure, 5 keys,
 # 6 record keys, 7 numeric strings, then the tool name (ours, OpenInference's); a span without
@@ -180,11 +195,12 @@ _READ = (A.TOOL_RESULT_IS_JSON, A.TOOL_RESULT_IS_ERROR, A.TOOL_RESULT_EMPTY, A.T
 _STORE_SQL = f"""
 SELECT COALESCE({", ".join(f"v[{8 + i}]->>'$'" for i in range(len(foreign.TOOL_NAME)))},
                 string_split(name, ' ')[-1]) AS tool, v[5] AS k, v[6] AS r,
-       COALESCE(TRY_CAST(v[7]->>'$' AS BIGINT), 0) > 0 AS numeric, count(*) AS n
+       COALESCE(TRY_CAST(v[7]->>'$' AS BIGINT), 0) > 0 AS numeric,
+       COALESCE(v[3]->>'$', 'false') = 'true' AS empty, count(*) AS n
 FROM (SELECT name, json_extract(attributes, [{", ".join(jpath(k) for k in _READ)}]) AS v
       FROM spans WHERE contains(attributes, '"{A.TOOL_RESULT_IS_JSON}"'))
-WHERE v[1]->>'$' = 'true' AND COALESCE(v[2]->>'$', 'false') <> 'true'
-  AND COALESCE(v[3]->>'$', 'false') <> 'true' AND COALESCE(v[4]->>'$', '') = ''
+WHERE (v[1]->>'$' = 'true' OR v[3]->>'$' = 'true') AND COALESCE(v[2]->>'$', 'false') <> 'true'
+  AND COALESCE(v[4]->>'$', '') = ''
 GROUP BY ALL"""
 
 
@@ -192,6 +208,11 @@ def _clean(o: Observation) -> bool:
     """A JSON tool result that is neither an error, nor empty, nor a reported failure."""
     return (o.kind == "tool" and bool(o.result_is_json) and not o.result_is_error and not o.result_empty
             and not o.result_failure)
+
+
+def _empty(o: Observation) -> bool:
+    """An empty answer (``[]``, ``{}``, ``null``, ``""``) that is neither an error nor a reported failure."""
+    return o.kind == "tool" and o.result_empty and not o.result_is_error and not o.result_failure
 
 
 def _keys(value: object) -> tuple[str, ...] | None:

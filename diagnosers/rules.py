@@ -28,7 +28,7 @@ from agentchaos_otel import vocabulary
 from agentchaos_otel.records import EpisodeTrace
 from diagnosers.base import Diagnosis, none_found
 from diagnosers.key_style import key_style, odd_style_keys
-from diagnosers.norms import ToolNorms
+from diagnosers.norms import RARE, ToolNorms
 from diagnosers.observe import Observation
 from diagnosers.taxonomy import MEANING_LABEL_LLM, MEANING_LABEL_TOOL
 from diagnosers.view import Effect, EpisodeView, named_keys
@@ -437,7 +437,8 @@ def _tool_empty(o: Observation, v: EpisodeView) -> Finding | None:
     same tool answers that way elsewhere; ``[]`` or ``null`` only when the same tool returned
     data elsewhere in the episode (no hits and no return value are ordinary answers), or, for
     ``null``, when the tool is a read (its name's verb is a safe method: a read returns what it
-    read) and the agent answered on it without another call."""
+    read) and the agent answered on it without another call; any of them when the tool almost
+    never answers empty across the store (``diagnosers/norms.py``)."""
     if not o.result_empty:
         return None
     ref = v.tool_reference(o)
@@ -447,6 +448,10 @@ def _tool_empty(o: Observation, v: EpisodeView) -> Finding | None:
             strong = v.effect(o).followed_by in ("answer", "end")
     else:
         strong = ref is None or ref.nonempty_results > 0
+    seen = v.norms.rarely_empty(o) if v.norms is not None else 0
+    if seen and not strong:
+        return Finding("empty", "tool_result", 0.7, f"{_where(o)}: tool returned an empty result, which its "
+                       f"answers are in at most {RARE:.0%} of {seen} across the store")
     return Finding("empty", "tool_result", 0.8 if strong else 0.3,
                    f"{_where(o)}: tool returned an empty result", strong=strong)
 

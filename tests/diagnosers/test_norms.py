@@ -71,6 +71,16 @@ def test_numbers_as_strings_break_a_tool_that_writes_numbers_and_not_one_that_wr
     assert _deviation(always, dict(ORDER, total="99.0")) is None
 
 
+def test_an_empty_answer_from_a_tool_that_almost_never_answers_empty_is_named_and_from_a_search_is_not() -> None:
+    failed = _episode(99, [], success=False)
+    d = diagnose_episodes(RuleDiagnoser(norms=_norms(_store(40, [failed]))), [failed])[0]
+    assert (d.fault_type, d.step) == ("empty", 1) and "across the store" in d.evidence
+    assert diagnose_episodes(RuleDiagnoser(), [failed])[0].fault_type == NONE_FOUND
+    # A lookup that finds nothing in a tenth of its answers has empty answers in its norm.
+    often = [_episode(i, [] if i % 10 == 0 else ORDER) for i in range(40)]
+    assert diagnose_episodes(RuleDiagnoser(norms=_norms(often + [failed])), [failed])[0].fault_type == NONE_FOUND
+
+
 def test_errors_empty_answers_and_tools_without_enough_answers_are_not_judged() -> None:
     norms = _norms(_store(40, []))
     assert _deviation(norms, {"error": {"code": "NotFound", "message": "order ORD-1 not found"}}) is None
@@ -111,7 +121,9 @@ def test_the_store_query_counts_what_the_observations_count(tmp_path: Path) -> N
     write_episodes(eps, db)
     stored, made = ToolNorms.from_store(db), _norms(eps)
     assert stored.top == made.top and stored.records == made.records
-    assert stored.top["get_order"].results == 31  # the error and the empty answer are no norm
+    assert stored.values == made.values
+    assert stored.top["get_order"].results == 31  # the error and the empty answer name no keys
+    assert stored.values["get_order"].results == 32 and stored.values["get_order"].counts["empty"] == 1
 
 
 def test_diagnose_reads_the_store_norm(tmp_path: Path) -> None:
