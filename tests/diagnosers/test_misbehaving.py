@@ -21,6 +21,7 @@ from agentchaos_otel.records import EpisodeTrace
 from benchmarks.corpora.misbehaving.corpus import run_corpus
 from benchmarks.corpora.misbehaving.forms import LLM_FORMS, TOOL_FORMS
 from diagnosers.cli import app
+from diagnosers.norms import ToolNorms
 from diagnosers.tracefile import load
 from diagnosers.truth import read_labels, resolve
 
@@ -93,15 +94,16 @@ def test_machine_load_changes_no_diagnosis(corpus: Any) -> None:
 
     db, _, _ = corpus
     eps = load(db)
-    before = {d.trace_id: (d.fault_type, d.step) for d in diagnose_episodes(RuleDiagnoser(), eps)}
+    rules = RuleDiagnoser(norms=ToolNorms.from_store(db))  # as `diagnose` reads the store
+    before = {d.trace_id: (d.fault_type, d.step) for d in diagnose_episodes(rules, eps)}
     slow = [_stretched(ep, 20.0) for ep in eps]
-    assert {d.trace_id: (d.fault_type, d.step) for d in diagnose_episodes(RuleDiagnoser(), slow)} == before
+    assert {d.trace_id: (d.fault_type, d.step) for d in diagnose_episodes(rules, slow)} == before
     for ep in eps:
         for s in ep.steps:
             if s.kind != "llm":
                 continue
             for candidate in (_stretched(ep, 80.0, only=s.step), outcome_hidden(_stretched(ep, 80.0, only=s.step))):
-                d = diagnose_episodes(RuleDiagnoser(), [candidate])[0]
+                d = diagnose_episodes(rules, [candidate])[0]
                 if candidate.success is not False or before[ep.trace_id][0] == "none_found":
                     assert d.fault_type != "latency", (ep.task_id, s.step)
 
@@ -157,7 +159,8 @@ def test_same_diagnoses_with_openinference_also_tracing(corpus: Any, tmp_path: P
     assert (tmp_path / "plain.jsonl").read_text() == (tmp_path / "both.jsonl").read_text()
 
     def verdicts(path: Path) -> dict[str | None, tuple[str, int | None]]:
-        return {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(RuleDiagnoser(), load(path))}
+        rules = RuleDiagnoser(norms=ToolNorms.from_store(path))
+        return {d.task_id: (d.fault_type, d.step) for d in diagnose_episodes(rules, load(path))}
 
     a, b = verdicts(plain), verdicts(both)
     assert len(a) == 20 and a == b
@@ -176,8 +179,9 @@ def test_diagnoses_are_the_same_with_message_content_captured_or_not(tmp_path: P
         # A named root cause is compared with its evidence. An answer of none_found is compared
         # without it: its evidence may mention what was weak on the way, a call slower than the
         # others included, and the two runs are timed by real clocks.
+        rules = RuleDiagnoser(norms=ToolNorms.from_store(path))
         return {d.task_id: (d.fault_type, d.step, d.evidence if d.fault_type != "none_found" else "")
-                for d in diagnose_episodes(RuleDiagnoser(), load(path))}
+                for d in diagnose_episodes(rules, load(path))}
 
     monkeypatch.delenv(A.CAPTURE_CONTENT_ENV, raising=False)
     run_corpus(tmp_path / "off.duckdb", tmp_path / "off.jsonl", 20, seed=5)
