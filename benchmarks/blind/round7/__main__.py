@@ -16,7 +16,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--n", type=int, default=320, help="episodes (default 320)")
     parser.add_argument("--check", action="store_true", help="verify the labels against the store; build nothing")
+    parser.add_argument("--summary", action="store_true", help="print the composition of a built corpus")
     args = parser.parse_args(argv)
+    if args.summary:
+        from benchmarks.blind.round7.summary import summary
+
+        sys.stdout.write(summary(args.db, args.labels))
+        return 0
     if args.check:
         problems = check(args.db, args.labels)
         for p in problems:

@@ -106,8 +106,9 @@ async def run_episode(
         messages: list[dict[str, Any]] = [{"role": "user", "content": run.ticket}]
         retries_left = run.agent_retries
         try:
-            for turn in range(MAX_TURNS):
-                stream = stream_turn(run.task_id, turn)
+            accepted = 0  # replies taken; a retry asks again the same way (same request)
+            for _ in range(MAX_TURNS):
+                stream = stream_turn(run.task_id, accepted)
                 t0 = time.monotonic()
                 try:
                     msg = await _ask(client, prov["model"], messages, stream)
@@ -147,6 +148,7 @@ async def run_episode(
                     ended = f"stop_reason {stop}"
                     break
                 messages.append({"role": "assistant", "content": [_block(b) for b in content]})
+                accepted += 1
                 if stop == "pause_turn":
                     continue
                 uses = [b for b in content if getattr(b, "type", "") == "tool_use"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.blind.round7 import world
-from benchmarks.blind.round7.forms import BY_NAME, LLM_FORMS, TOOL_DATA, TOOL_ERRORS, Form
+from benchmarks.blind.round7.forms import BENIGN_DATA, BY_NAME, LLM_FORMS, TOOL_DATA, TOOL_ERRORS, Form
 from benchmarks.blind.round7.llm_server import PROVIDERS, LlmFault
 from benchmarks.blind.round7.local_tools import LOCAL_TOOLS
 from benchmarks.blind.round7.model import Persona, stream_turn
@@ -248,6 +248,14 @@ class Composer:
         spec.note = f"absorbed {form.name}"
         return spec
 
+    def variation(self, form: Form) -> Spec:
+        """A success that met an anomaly that is no fault (an optional field missing, an empty list)."""
+        tool = form.extra["tools"][0]
+        spec = self._spec("benign_success", self.rng.choice([1, 2]), track=tool == "track_shipment")
+        spec.tool_faults.append((tool, self.rng.randrange(len(spec.orders)) + 1, form.name))
+        spec.note = f"absorbed {form.name}"
+        return spec
+
     def slip(self, spec: Spec) -> Spec:
         rng = self.rng
         if spec.track_only:
@@ -325,6 +333,9 @@ def compose(seed: int, n: int = 320) -> list[Spec]:
         or f.kind in ("reset", "slow_timeout", "stream_error", "stream_cut", "body200")
     ]
     for i in range(n_benign):
+        if i % 5 == 4:
+            specs.append(c.variation(BENIGN_DATA[i % len(BENIGN_DATA)]))
+            continue
         form = rng.choice(benign_llm) if i % 2 else rng.choice(benign_forms)
         specs.append(c.absorbed("benign_success", form))
     for i in range(n_unf):

@@ -240,6 +240,13 @@ TOOL_DATA: list[Form] = [
     _d("null_body", "empty", "empty", "https://www.rfc-editor.org/rfc/rfc8259", "null", ()),
 ]
 
+# anomalies that are not faults: a success that meets them stays a benign success
+BENIGN_DATA: list[Form] = [
+    _d("address_optional_fields_missing", "benign_variation", "none", SMARTY, "addr_optional", ("validate_address",)),
+    _d("inventory_no_bins", "benign_variation", "none", ODOO, "inv_nobins", ("check_inventory",)),
+    _d("tracking_no_events_yet", "benign_variation", "none", P44, "track_noevents", ("track_shipment",)),
+]
+
 
 def _l(name: str, family: str, label: str, target: str, kind: str, source: str, **extra: Any) -> Form:
     return Form(name, family, "llm", label, target, kind, source, "", True, extra)
@@ -313,4 +320,4 @@ LLM_FORMS: list[Form] = [
     _l("slow_reply_deadline", "transport", "latency", "http", "slow_latency", "https://docs.anthropic.com/en/api/rate-limits"),
 ]
 
-BY_NAME: dict[str, Form] = {f.name: f for f in (*TOOL_ERRORS, *TOOL_DATA, *LLM_FORMS)}
+BY_NAME: dict[str, Form] = {f.name: f for f in (*TOOL_ERRORS, *TOOL_DATA, *BENIGN_DATA, *LLM_FORMS)}

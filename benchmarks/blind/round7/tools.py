@@ -207,6 +207,13 @@ def _data(op: str, result: dict[str, Any], order: world.Order) -> Any:
             "totalTax": str(r["duties"]),
             "currencyCode": "USD",
         }
+    elif op == "addr_optional":
+        r.pop("dpv_match_code", None)
+        r["standardized"].pop("city", None)
+    elif op == "inv_nobins":
+        r["bins"] = []
+    elif op == "track_noevents":
+        r["events"] = []
     elif op == "track_rename":
         r["shipmentStatus"] = r.pop("status")
         r["latestScanAt"] = r.pop("last_scan")
