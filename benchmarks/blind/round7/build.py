@@ -163,6 +163,9 @@ def build(db_path: Path, labels_path: Path, seed: int, n: int) -> int:
         if s.note.startswith("absorbed ") and not fired and s.category == "benign_success":
             bad += 1
             print(f"absorbed fault never fired {s.task_id}", file=sys.stderr)
+        if s.note.startswith("second fault") and len(o["llm_fired"]) + len(o.get("tool_fired", [])) < 2:
+            bad += 1
+            print(f"second fault never fired {s.task_id}", file=sys.stderr)
         if s.category == "clean_success" and fired:
             bad += 1
             print(f"fault fired in a clean episode {s.task_id}", file=sys.stderr)

@@ -103,7 +103,7 @@ class Composer:
         self.count += 1
         tid = f"r7-{self.seed}-{self.count:04d}"
         orders = [world.make_order(self.rng, f"ORD-{self.seed}-{self.count:04d}-{k}") for k in range(n_orders)]
-        if need_intl and not any(o.international for o in orders):
+        if need_intl:  # the duties fault goes on the first order, early in the trace
             while not orders[0].international:
                 orders[0] = world.make_order(self.rng, orders[0].order_id)
         return Spec(
@@ -299,7 +299,8 @@ def compose(seed: int, n: int = 320) -> list[Spec]:
     n_benign = round(n * 40 / 320)
     n_unf = n - n_fault - n_clean - n_benign
     silent = [f for f in TOOL_DATA if f.name in SILENT_OPS]
-    silent_ship = [f for f in silent if not set(f.extra["tools"]) & {"track_shipment"}]
+    # first faults of two-fault episodes: every order still runs its whole flow after them
+    silent_ship = [f for f in silent if not set(f.extra["tools"]) & {"track_shipment", "check_inventory"}]
     errors = [f for f in TOOL_ERRORS]
     # every model-side form once, then tool error, malformed and empty forms for the rest
     tool_pool = [*TOOL_ERRORS, *[f for f in TOOL_DATA if f.name not in SILENT_OPS]]
