@@ -31,9 +31,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import duckdb
+
 from agentchaos_otel import attributes as A
 from agentchaos_otel.records import EpisodeTrace
-from agentchaos_otel.store.database.connect import open_store
+from agentchaos_otel.store.database.connect import StoreError, open_store
 from agentchaos_otel.store.database.schema import jpath
 from agentchaos_otel.trace import foreign
 from diagnosers.observe import Observation, observe_step
@@ -41,6 +43,7 @@ from diagnosers.observe import Observation, observe_step
 MIN_RESULTS = 20  # clean results of a tool before it has a norm
 USUAL = 0.95  # a key in at least this share of them is part of the tool's answer
 RARE = 0.02  # a key in at most this share is one the tool does not return
+FAMILIAR = 0.5  # a key in at least this share is the tool's own, whatever other tools write
 
 # (tool, top-level keys or None, record keys, whether numbers came as strings, whether the answer
 # was empty, how many answers)
@@ -61,6 +64,9 @@ class KeyNorm:
     def __post_init__(self) -> None:
         need = USUAL * self.results
         object.__setattr__(self, "usual", frozenset(k for k, n in self.counts.items() if n >= need))
+
+    def familiar(self, key: str) -> bool:
+        return self.counts.get(key, 0) >= FAMILIAR * self.results
 
     def rare(self, key: str) -> bool:
         """Returned by at most ``RARE`` of the tool's other answers (the one judged counts once)."""
@@ -152,9 +158,30 @@ class ToolNorms:
         reads the spans table, not the ``tool_calls`` view (which derives steps and costs as much
         again as the whole count), and parses each span's attributes once."""
         with open_store(path) as conn:
-            rows = conn.execute(_STORE_SQL).fetchall()
+            try:
+                rows = conn.execute(_STORE_SQL).fetchall()
+            except duckdb.Error as exc:  # a file that claims our layout without holding it
+                raise StoreError(f"{path}: cannot read its tool answers ({' '.join(str(exc).split())[:200]})"
+                                 ) from None
         return cls.from_rows((tool, _keys(k), _keys(r) or (), bool(numeric), bool(empty), n)
                              for tool, k, r, numeric, empty, n in rows)
+
+    def familiar(self, o: Observation) -> frozenset[str]:
+        """The keys of o's answer (its own and its records') that its tool returns in at least
+        ``FAMILIAR`` of its answers across the store: the tool's own way of answering, which a
+        comparison with other tools or with a few of its answers must not read as a change."""
+        out = set()
+        for norms, keys in ((self.top, o.result_keys), (self.records, o.result_record_keys)):
+            norm = norms.get(o.tool_name or "")
+            if norm is not None and keys:
+                out.update(k for k in keys if norm.familiar(k))
+        return frozenset(out)
+
+    def optional(self, o: Observation, keys: Iterable[str]) -> frozenset[str]:
+        """Of ``keys`` missing from o's own answer, those its tool does not return in ``USUAL`` of its
+        answers across the store: optional members, whose absence is no loss."""
+        norm = self.top.get(o.tool_name or "")
+        return frozenset(k for k in keys if norm is not None and k not in norm.usual)
 
     def deviation(self, o: Observation) -> Deviation | None:
         """How o's answer breaks its tool's norm, the result's own keys first; None when it does not

@@ -486,7 +486,9 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
         return None
     mine, theirs = set(o.result_keys), set(ref.keys)
     if mine and mine < theirs:
-        lost = theirs - mine
+        lost = theirs - mine - _optional(o, v, theirs - mine)
+        if not lost:
+            return None
         # Optional members come and go in healthy answers: only a result that lost a large share
         # of what several earlier answers agreed on is strong.
         # Later answers count as the norm too when several agree: then this first one is the odd one.
@@ -494,6 +496,8 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
         return Finding("truncated", "tool_result", 0.6 if strong else 0.35, f"{_where(o)}: result lost keys "
                        f"({', '.join(sorted(lost)[:4])}) vs other results of `{o.tool_name}`", strong=strong)
     if mine != theirs and (theirs - mine) and (mine - theirs):
+        if (mine - theirs) <= _familiar(o, v):
+            return None  # keys the tool returns in half its answers across the store: its own variation
         mine_num, ref_num = o.result_numeric_strings or 0, ref.numeric_strings or 0
         mine_odd = odd_style_keys(o.result_keys, Counter(key_style(k) for k in ref.keys))
         ref_odd = odd_style_keys(ref.keys, Counter(key_style(k) for k in o.result_keys))
@@ -525,9 +529,21 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
     return None
 
 
+def _familiar(o: Observation, v: EpisodeView) -> frozenset[str]:
+    """Keys of o's answer its tool returns in half its answers across the store, when that is known."""
+    return v.norms.familiar(o) if v.norms is not None else frozenset()
+
+
+def _optional(o: Observation, v: EpisodeView, keys: set[str]) -> frozenset[str]:
+    """Of keys missing from o's answer, those its tool leaves out often across the store."""
+    return v.norms.optional(o, keys) if v.norms is not None else frozenset()
+
+
 def _tool_key_style(o: Observation, v: EpisodeView) -> Finding | None:
     """Keys in a naming convention (UPPER_CASE, camelCase) that no other result of the episode
-    uses: an API keeps one convention, so a result that breaks it was rewritten on the way."""
+    uses: an API keeps one convention, so a result that breaks it was rewritten on the way. An
+    agent's tools are often different APIs, though: keys the tool itself returns in half its
+    answers across the store are its own convention, not a rewrite."""
     keys = named_keys(o)
     if not o.result_is_json or o.result_is_error or not keys:
         return None
@@ -535,7 +551,7 @@ def _tool_key_style(o: Observation, v: EpisodeView) -> Finding | None:
     seen = sum(norm.values())
     if seen < 1:
         return None
-    odd = odd_style_keys(keys, norm)
+    odd = [k for k in odd_style_keys(keys, norm) if k not in _familiar(o, v)]
     if seen < 3:  # a thin norm: only conventions that are rare in any API (SHOUTING, vowel-free) count
         odd = [k for k in odd if key_style(k) in ("upper", "abbrev")]
     if not odd:
@@ -563,6 +579,7 @@ def _tool_envelope(o: Observation, v: EpisodeView) -> Finding | None:
     if not o.result_is_json or o.result_is_error or not o.result_keys:
         return None
     missing = v.shared_keys(o) - set(o.result_keys)
+    missing -= _optional(o, v, missing)
     if not missing:
         return None
     norms = [_norm_key(k) for k in o.result_keys]

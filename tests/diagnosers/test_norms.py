@@ -143,3 +143,25 @@ def test_the_llm_diagnoser_sees_the_same_deviation() -> None:
     shown = render_episode(EpisodeView(failed, _norms(eps)))
     assert "unlike_store(key_rename: missing customer_id,order_id; unfamiliar customerId,orderId)" in shown
     assert "unlike_store" not in render_episode(EpisodeView(failed))
+
+
+def test_a_tool_with_its_own_naming_convention_is_no_rename_when_the_store_knows_it() -> None:
+    """An agent's tools are different APIs: an address validator answering in snake_case beside
+    carriers answering in camelCase is each tool's own convention, which the store shows."""
+    address = ("validate_address", {"street": "1 Main St"})
+    checked = {"dpv_match_code": "Y", "delivery_line_1": "1 MAIN ST", "zip_code": "10001"}
+    rates = {"serviceType": "GROUND", "totalCharge": 12.5, "transitDays": 3}
+
+    def run(i: int, success: bool = True) -> EpisodeTrace:
+        return episode_of([
+            llm_record(0, content=None, tool_calls=[("get_rates", {"to": "10001"})]),
+            tool_record(1, "get_rates", rates, args={"to": "10001"}),
+            llm_record(2, content=None, tool_calls=[address]),
+            tool_record(3, "validate_address", checked, args=address[1]),
+            llm_record(4, content="Booked.")], success=success, task_id=f"a{i}", trace_id=f"{i:032x}")
+
+    failed = run(99, success=False)
+    blind = diagnose_episodes(RuleDiagnoser(), [failed])[0]
+    assert blind.fault_type == "key_rename"  # the episode alone takes one convention for a rewrite
+    knowing = diagnose_episodes(RuleDiagnoser(norms=_norms([run(i) for i in range(30)] + [failed])), [failed])[0]
+    assert knowing.fault_type == NONE_FOUND
