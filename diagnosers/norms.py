@@ -177,6 +177,12 @@ class ToolNorms:
                 out.update(k for k in keys if norm.familiar(k))
         return frozenset(out)
 
+    def writes_numbers_as_strings(self, o: Observation) -> bool:
+        """Whether o's tool delivers numbers as strings in at least ``FAMILIAR`` of its answers
+        across the store (zip codes, Amadeus's prices): then a number as a string is its way."""
+        norm = self.values.get(o.tool_name or "")
+        return norm is not None and norm.familiar(NUMBERS_AS_STRINGS)
+
     def optional(self, o: Observation, keys: Iterable[str]) -> frozenset[str]:
         """Of ``keys`` missing from o's own answer, those its tool does not return in ``USUAL`` of its
         answers across the store: optional members, whose absence is no loss."""

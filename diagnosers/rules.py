@@ -480,7 +480,9 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
         return None
     ref = v.tool_reference(o)
     if ref is None or ref.keys is None:
-        if o.result_numeric_strings:
+        # A first answer with numbers as strings: weak, and nothing when the tool writes them so in
+        # half its answers across the store (zip codes, Amadeus's prices).
+        if o.result_numeric_strings and not _strings_usual(o, v):
             return Finding("key_rename", "tool_result", 0.3,
                            f"{_where(o)}: numbers delivered as strings", strong=False)
         return None
@@ -532,6 +534,11 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
 def _familiar(o: Observation, v: EpisodeView) -> frozenset[str]:
     """Keys of o's answer its tool returns in half its answers across the store, when that is known."""
     return v.norms.familiar(o) if v.norms is not None else frozenset()
+
+
+def _strings_usual(o: Observation, v: EpisodeView) -> bool:
+    """Whether o's tool delivers numbers as strings in half its answers across the store."""
+    return v.norms is not None and v.norms.writes_numbers_as_strings(o)
 
 
 def _optional(o: Observation, v: EpisodeView, keys: set[str]) -> frozenset[str]:
@@ -735,11 +742,15 @@ class RuleDiagnoser:
         roots = [c for c in candidates if c[0].finding.strong and c[1] > ABSORBED_CONFIDENCE]
         if roots:
             first = min(roots, key=lambda c: c[0].index)
-            # A weak sign of the same fault earlier (a rename seen first on a result with no norm
-            # to compare with) is where it started: the strong one is the same fault persisting.
-            kind = (first[0].finding.fault_type, first[0].finding.target)
+            # A weak sign of the same fault earlier, on the same tool (a rename seen first on a
+            # result with no norm to compare with), is where it started: the strong one is the
+            # same fault persisting. Another tool's sign is another tool's matter.
+            def origin(sf: StepFinding) -> tuple[str, str, str | None]:
+                return sf.finding.fault_type, sf.finding.target, view.obs[sf.index].tool_name
+
+            kind = origin(first[0])
             same = [c for c in candidates if not c[0].finding.strong and c[0].index < first[0].index
-                    and (c[0].finding.fault_type, c[0].finding.target) == kind]
+                    and origin(c[0]) == kind]
             pick = min(same, key=lambda c: c[0].index) if same else first
             conf = first[1]
         else:  # weak or absorbed signs only: the most telling one, earliest on ties (below threshold)

@@ -165,3 +165,25 @@ def test_a_tool_with_its_own_naming_convention_is_no_rename_when_the_store_knows
     assert blind.fault_type == "key_rename"  # the episode alone takes one convention for a rewrite
     knowing = diagnose_episodes(RuleDiagnoser(norms=_norms([run(i) for i in range(30)] + [failed])), [failed])[0]
     assert knowing.fault_type == NONE_FOUND
+
+
+def test_an_earlier_weak_sign_on_another_tool_is_not_where_a_rename_started() -> None:
+    zip_lookup = ("validate_address", {"street": "1 Main St"})
+    duties = ("calculate_duties", {"hs": "6109"})
+    steps = [llm_record(0, content=None, tool_calls=[zip_lookup]),
+             tool_record(1, "validate_address", {"zip": "10001", "plus4": "1234"}, args=zip_lookup[1]),
+             llm_record(2, content=None, tool_calls=[duties]),
+             tool_record(3, "calculate_duties", {"duty_rate": 0.12, "duty_amount": 3.6}, args=duties[1]),
+             llm_record(4, content=None, tool_calls=[duties]),
+             tool_record(5, "calculate_duties", {"dutyRate": 0.12, "dutyAmount": 3.6}, args=duties[1]),
+             llm_record(6, content="Duties are 3.6.")]
+    failed = episode_of(steps, success=False)
+    d = diagnose_episodes(RuleDiagnoser(), [failed])[0]
+    assert (d.fault_type, d.step) == ("key_rename", 5)
+    # The zip codes alone are a weak sign on a first answer, and none once the store shows the
+    # validator always answers that way.
+    first = steps[:2] + [llm_record(2, content="Done.")]
+    assert "numbers delivered as strings" in diagnose_episodes(RuleDiagnoser(), [episode_of(first)])[0].evidence
+    usual = [episode_of(first, task_id=f"z{i}", trace_id=f"{i:032x}") for i in range(30)]
+    seen = diagnose_episodes(RuleDiagnoser(norms=_norms(usual)), [episode_of(first, success=False)])[0]
+    assert "numbers delivered as strings" not in seen.evidence
