@@ -841,12 +841,12 @@ def body_signals(body: Any) -> dict[str, Any]:
     ``choices`` (-1) or an empty list, a null message."""
     if isinstance(body, list) and len(body) == 1 and isinstance(body[0], dict) and "error" in body[0]:
         # Google's REST APIs can answer with a one-element list holding the error object
-        return {A.RESPONSE_CHOICE_COUNT: -1, **_error_object_signals(body[0])}
+        return {A.RESPONSE_CHOICE_COUNT: -1, **_error_object_signals(body[0], answered=False)}
     if not isinstance(body, dict):  # null, a list, a string: no completion at all
         return {A.RESPONSE_CHOICE_COUNT: -1}
     choices = body.get("choices")
     out: dict[str, Any] = {A.RESPONSE_CHOICE_COUNT: len(choices) if isinstance(choices, list) else -1}
-    out.update(_error_object_signals(body))
+    out.update(_error_object_signals(body, answered=isinstance(choices, list) and bool(choices)))
     first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
     if first is not None:
         out[A.RESPONSE_MESSAGE_NULL] = first.get("message", {}) is None and first.get("delta") is None
@@ -870,12 +870,17 @@ def messages_body_signals(body: Any) -> dict[str, Any]:
     """How a 2xx Messages API body failed to carry an answer: Anthropic's error object
     (``{"type": "error", "error": {"type": "overloaded_error", ...}}``) where the message should be,
     as gateways and proxies pass it on with a 200 status."""
-    return _error_object_signals(body) if isinstance(body, dict) else {}
+    if not isinstance(body, dict):
+        return {}
+    content = body.get("content")
+    return _error_object_signals(body, answered=isinstance(content, list) and bool(content))
 
 
-def _error_object_signals(body: dict[str, Any]) -> dict[str, Any]:
-    """An ``error`` member where a 2xx body's answer should be: a body error, read for what it says."""
-    if body.get("error") in (None, "", {}, [], False):
+def _error_object_signals(body: dict[str, Any], *, answered: bool) -> dict[str, Any]:
+    """An ``error`` member where a 2xx body's answer should be, or, in a body with no answer at all,
+    any error report the vocabulary reads (MiniMax's ``base_resp`` with a non-zero status code):
+    a body error, read for what it says. A body that answers is not read further."""
+    if body.get("error") in (None, "", {}, [], False) and (answered or not vocabulary.read_value(body).is_error):
         return {}
     return {A.RESPONSE_BODY_ERROR: True, **error_body_signals(body)}
 

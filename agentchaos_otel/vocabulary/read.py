@@ -53,9 +53,10 @@ class Reading:
 NOTHING = Reading(False)
 
 # Member names (normalised) whose truthy value is an error report.
+# ASP.NET Web API's HttpError carries ExceptionMessage beside its Message.
 ERROR_KEYS = frozenset({"error", "errors", "err", "errormessage", "errormessages", "errmsg", "exception", "fault",
                         "failure", "errorinfo", "errordetails", "errortype", "errorcode", "errordescription",
-                        "errorresult", "errorname", "errortext"})
+                        "errorresult", "errorname", "errortext", "exceptionmessage"})
 # Members of an error report that hold codes, names and statuses.
 CODE_KEYS = frozenset({"code", "type", "reason", "status", "error", "name", "kind", "errorcode",
                        "errortype", "exception", "exctype", "class", "faultcode", "statuscode", "httpstatus",
@@ -66,7 +67,7 @@ CODE_KEYS = frozenset({"code", "type", "reason", "status", "error", "name", "kin
 MESSAGE_KEYS = frozenset({"message", "msg", "detail", "details", "description", "title", "errormessage",
                           "errordescription", "faultstring", "reason", "text", "cause", "hint", "error",
                           "stack", "stacktrace", "trace", "info", "content", "output", "stderr", "errorsummary",
-                          "value", "errortext"})
+                          "value", "errortext", "exceptionmessage", "messagedetail", "statusmsg"})
 STATUS_KEYS = frozenset({"status", "state", "result", "outcome", "level", "severity", "levelname"})
 HTTP_STATUS_KEYS = frozenset({"status", "statuscode", "httpstatus", "httpstatuscode", "httpcode",
                               "responsecode", "code"})
@@ -440,6 +441,10 @@ def _read_text(text: str, reply: bool) -> Reading:
         return _html(t, stripped)
     if stripped.startswith("<"):
         got = _xml(t, stripped)
+        if got.found:
+            return got
+    if stripped.startswith("ISA"):
+        got = _x12_ack(stripped)
         if got.found:
             return got
     lines = _edge_lines(stripped.split("\n", 1)[0] if reply else stripped)
@@ -865,6 +870,37 @@ def _read_value(value: Any) -> Reading:
     return NOTHING
 
 
+# X12 functional (997) and implementation (999) acknowledgments: AK9's first element says whether
+# the group was accepted (A, E: with errors noted), partly accepted (P) or rejected (R, M, W, X).
+_X12_REJECTED = frozenset({"R", "M", "W", "X"})
+
+
+def _x12_ack(text: str) -> Reading:
+    """An X12 interchange that acknowledges a rejected (or partly accepted) group. The element
+    separator is the character after ``ISA``, the segment terminator the one that ends the
+    fixed-length ISA segment (its 106th character)."""
+    if len(text) < 106 or text[3].isalnum():
+        return NOTHING
+    sep, term = text[3], text[105]
+    segments = [seg.strip().split(sep) for seg in text[:MAX_WHOLE].split(term)]
+    if not any(seg[0] == "ST" and len(seg) > 1 and seg[1] in ("997", "999") for seg in segments):
+        return NOTHING
+    for seg in segments:
+        if seg[0] == "AK9" and len(seg) > 1:
+            if seg[1] in _X12_REJECTED:
+                return Reading(True, "invalid_request", f"x12:AK9*{seg[1]}", "x12_ack")
+            if seg[1] == "P":
+                return Reading(False, "partial", "x12:AK9*P", "x12_ack")
+    return NOTHING
+
+
+def _status_envelope(v: Any) -> bool:
+    """MiniMax's ``base_resp`` ({"status_code": 1002, "status_msg": "rate limit exceeded(RPM)"}),
+    on every reply: a non-zero status code in it is the call's failure."""
+    code = v.get("status_code") if isinstance(v, dict) else None
+    return type(code) is int and code != 0
+
+
 def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
     ev = _Evidence()
     partial, failed = _flag_reading(t, obj)
@@ -880,7 +916,8 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
         return Reading(False, "partial", more, "count")
     members = [(k, v) for k, v in list(obj.items())[:MAX_KEYS]
                if isinstance(k, str) and (norm(k) in ERROR_KEYS or (len(obj) == 1 and isinstance(v, dict)
-                                                                   and _EXC_SUFFIX_RE.search(k))) and _truthy(v)]
+                                                                   and _EXC_SUFFIX_RE.search(k))
+                                          or (norm(k) == "baseresp" and _status_envelope(v))) and _truthy(v)]
     status = _status_reading(t, obj)
     kind = obj.get("__type")
     if isinstance(kind, str):  # AWS JSON protocols may qualify it: "com.amazonaws.sqs#OverLimit"

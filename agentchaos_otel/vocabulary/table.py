@@ -26,7 +26,9 @@ GENERIC = "error"
 DATA_FILE = "errors.toml"
 
 _NORM_RE = re.compile(r"[\s_.\-]+")
-_WORD_RE = re.compile(r"[a-z0-9]+")
+# Chinese and Japanese write without spaces: each ideograph or kana is a word of its own, so a
+# published phrase (Zhipu's "敏感内容") is found inside the unsegmented sentence that holds it.
+_WORD_RE = re.compile(r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 @lru_cache(maxsize=1 << 14)  # bounded: names come from results, which a fault may rewrite
@@ -36,8 +38,9 @@ def norm(name: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """Lower-case alphanumeric words: phrases and texts are compared as word sequences, so
-    punctuation and spacing (``i/o timeout``, ``Gateway Time-out``) do not matter."""
+    """Lower-case alphanumeric words (and single ideographs and kana): phrases and texts are
+    compared as word sequences, so punctuation and spacing (``i/o timeout``, ``Gateway
+    Time-out``) do not matter."""
     return _WORD_RE.findall(text.lower())
 
 

@@ -470,3 +470,60 @@ def test_a_longer_published_text_is_not_read_again_by_the_phrases_inside_it() ->
     assert V.read_value(hidden).meaning == "not_found"  # a 404 that hides a forbidden target
     refused = {"errorMessages": ["You do not have permission to create issues in this project."], "errors": {}}
     assert V.read_value(refused).meaning == "auth"
+
+
+def _x12(ak9: str, st: str = "999") -> str:
+    """An X12 acknowledgment interchange: a fixed-length ISA segment (``*`` between elements,
+    ``~`` ending segments), then the group whose acceptance AK9 reports."""
+    isa = ("ISA*00*          *00*          *ZZ*CARRIER        *ZZ*SHIPPER        *261206*0025*^*00501*"
+           "000000905*0*P*:~")
+    assert len(isa) == 106
+    return isa + f"GS*FA*CARRIER*SHIPPER*20261206*0025*905*X*005010X231A1~ST*{st}*0001~AK1*SM*1208~{ak9}~SE*4*0001~"
+
+
+@pytest.mark.parametrize("ak9,meaning", [("AK9*R*1*1*0", "invalid_request"), ("AK9*M*1*1*0", "invalid_request"),
+                                         ("AK9*P*2*2*1", "partial")])
+def test_an_x12_acknowledgment_that_rejects_the_group_is_a_rejected_call(ak9: str, meaning: str) -> None:
+    got = V.read_result(_x12(ak9))
+    assert got.meaning == meaning and got.form == "x12_ack"
+    assert got.is_error == (meaning != "partial")
+
+
+def test_an_accepted_x12_acknowledgment_and_other_x12_reads_as_nothing() -> None:
+    assert not V.read_result(_x12("AK9*A*1*1*1")).found
+    assert not V.read_result(_x12("AK9*E*1*1*1")).found  # accepted, errors noted
+    assert not V.read_result(_x12("AK9*R*1*1*0", st="850")).found  # a purchase order, not an acknowledgment
+    assert not V.read_result("ISA is the interchange header of an X12 file").found
+
+
+def test_aspnet_web_api_http_errors_and_minimax_status_envelopes_are_error_reports() -> None:
+    got = V.read_value({"Message": "An error has occurred.", "ExceptionMessage": "The operation has timed out.",
+                        "ExceptionType": "System.TimeoutException", "StackTrace": None})
+    assert got.is_error and got.meaning == "timeout"
+    got = V.read_value({"Message": "Too many requests", "ExceptionMessage": "You have exceeded the rate limit"})
+    assert got.is_error and got.meaning == "rate_limit"
+    got = V.read_value({"base_resp": {"status_code": 1004,
+                                      "status_msg": "login fail: Please carry the API secret key"}})
+    assert got.is_error and got.meaning == "auth"
+    # the same envelope on every healthy reply, and a record's own message, are nothing
+    assert not V.read_value({"id": "r1", "choices": [{"message": {"content": "hi"}}],
+                             "base_resp": {"status_code": 0, "status_msg": "success"}}).found
+    assert not V.read_value({"Message": "Order shipped", "OrderId": 12}).found
+
+
+def test_chinese_and_japanese_published_texts_are_found_inside_unsegmented_sentences() -> None:
+    text = "系统检测到输入或生成内容可能包含不安全或敏感内容，请您避免输入。"
+    got = V.read_value({"error": {"code": "1301", "message": text}})
+    assert got.is_error and got.meaning == "content_filter"
+    assert not V.read_value({"summary": "内容已发送", "status": "ok"}).found
+
+
+def test_a_2xx_model_body_with_no_answer_and_a_status_envelope_is_a_body_error() -> None:
+    """MiniMax answers failures with 200 and ``base_resp``; a body that answers is not read further."""
+    failed = {"id": "r1", "base_resp": {"status_code": 1002, "status_msg": "rate limit exceeded(RPM)"}}
+    for out in (signals.messages_body_signals(failed), signals.body_signals(dict(failed, choices=None))):
+        assert out[A.RESPONSE_BODY_ERROR] is True and out[A.RESPONSE_FAILURE] == "rate_limit"
+    healthy = {"base_resp": {"status_code": 1002, "status_msg": "rate limit exceeded(RPM)"},
+               "content": [{"type": "text", "text": "Here you are."}]}
+    assert signals.messages_body_signals(healthy) == {}
+    assert A.RESPONSE_BODY_ERROR not in signals.body_signals({"choices": [], "usage": {"total_tokens": 0}})
