@@ -19,7 +19,7 @@ An optional member is not usual (it is absent from more than ``1 - USUAL`` of th
 leaving it out is no deviation; a key a tool returns now and then is not rare. Only our own
 content-free attributes are counted (``agentchaos.tool.result_keys``, ``result_record_keys`` and
 ``result_numeric_strings``), in one aggregate query, so building the norms reads no content and
-costs one pass of SQL (about 4% of ``diagnose --all`` on demo-shaped episodes). The
+costs one pass of SQL (about 5% of ``diagnose --all`` on demo-shaped episodes). The
 norms depend on the store, not on the episodes a filter picks, and read no ground truth.
 """
 
@@ -30,13 +30,15 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import duckdb
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.records import EpisodeTrace
-from agentchaos_otel.store.database.connect import StoreError, open_store
+from agentchaos_otel.store.database.connect import StoreError
 from agentchaos_otel.store.database.schema import jpath
+from agentchaos_otel.store.read.chunks import source_sql
 from agentchaos_otel.trace import foreign
 from diagnosers.observe import Observation, observe_step
 
@@ -155,14 +157,18 @@ class ToolNorms:
     @classmethod
     def from_store(cls, path: str | os.PathLike[str]) -> ToolNorms:
         """One aggregate over the store's spans: distinct key sets per tool and their counts. It
-        reads the spans table, not the ``tool_calls`` view (which derives steps and costs as much
-        again as the whole count), and parses each span's attributes once."""
-        with open_store(path) as conn:
-            try:
-                rows = conn.execute(_STORE_SQL).fetchall()
-            except duckdb.Error as exc:  # a file that claims our layout without holding it
-                raise StoreError(f"{path}: cannot read its tool answers ({' '.join(str(exc).split())[:200]})"
-                                 ) from None
+        reads the spans, not the ``tool_calls`` view (which derives steps and costs as much again
+        as the whole count), parses each span's attributes once, and runs in a DuckDB instance of
+        its own with ``QUERY_MEMORY``: blocks read stay cached up to an instance's limit (805 MB of
+        RSS for 100k episodes without it, about 200 MB with it), and the instance a caller may
+        have open on the same file keeps its settings."""
+        sql, attach = source_sql(path)  # the store checked (missing, empty, foreign, newer) first
+        try:
+            rows = _store_rows(sql, attach, QUERY_MEMORY)
+        except duckdb.OutOfMemoryException:  # key sets that do not fit: count them without the limit
+            rows = _store_rows(sql, attach, None)
+        except duckdb.Error as exc:  # a file that claims our layout without holding it
+            raise StoreError(f"{path}: cannot read its tool answers ({' '.join(str(exc).split())[:200]})") from None
         return cls.from_rows((tool, _keys(k), _keys(r) or (), bool(numeric), bool(empty), n)
                              for tool, k, r, numeric, empty, n in rows)
 
@@ -235,6 +241,21 @@ FROM (SELECT name, json_extract(attributes, [{", ".join(jpath(k) for k in _READ)
 WHERE (v[1]->>'$' = 'true' OR v[3]->>'$' = 'true') AND COALESCE(v[2]->>'$', 'false') <> 'true'
   AND COALESCE(v[4]->>'$', '') = ''
 GROUP BY ALL"""
+
+
+QUERY_MEMORY = "128MB"
+
+
+def _store_rows(sql: str, attach: str | None, memory: str | None) -> list[tuple[Any, ...]]:
+    config = {"memory_limit": memory} if memory else {}
+    conn = duckdb.connect(config=config)
+    try:
+        if attach is not None:
+            conn.execute(f"ATTACH '{attach.replace(chr(39), chr(39) * 2)}' AS src (READ_ONLY)")
+        conn.execute(f"CREATE TEMP VIEW spans AS {sql}")
+        return conn.execute(_STORE_SQL).fetchall()
+    finally:
+        conn.close()
 
 
 def _clean(o: Observation) -> bool:
