@@ -6,7 +6,8 @@ whole episodes (``EpisodeTrace``); every episode is diagnosed through its blind 
 truth on the input never reaches a verdict. ``predict`` gives the fault type per episode (or
 ``none_found``), ``diagnose`` the full ``Diagnosis`` (step, span, confidence, evidence).
 
-The rule diagnoser learns nothing: ``fit`` only records the taxonomy it can name. The learned
+The rule diagnoser learns no labels: ``fit`` records the taxonomy it can name and what each tool
+answers across the episodes given (the norm a tool's first answer is read against). The learned
 diagnoser fits its per-step forest in ``fit``: ``y`` gives each episode's root cause (a
 ``FaultLabel``, or None for an episode known to be clean), as a label file does; without ``y``
 the labels are the episodes' recorded ground truth. ``diagnose train`` trains through it, and the
@@ -26,6 +27,7 @@ from agentchaos_otel.records import EpisodeTrace, FaultLabel
 from diagnosers.base import Diagnosis, diagnose_episodes
 from diagnosers.injected import ground_truth
 from diagnosers.learned import NONE_LABEL, LearnedDiagnoser, fit_forest, training_rows
+from diagnosers.norms import ToolNorms
 from diagnosers.rules import RULES, Rule, RuleDiagnoser
 from diagnosers.taxonomy import FAULT_TYPES, NONE_FOUND, split_class_label
 
@@ -60,13 +62,17 @@ def _root_type(episode: EpisodeTrace) -> str:
 
 
 class RuleEstimator(_EpisodeDiagnoser):
-    """The ordered rules: earliest strong anomaly wins (see ``diagnosers/rules.py``)."""
+    """The ordered rules: earliest strong anomaly wins (see ``diagnosers/rules.py``). ``fit``
+    reads what each tool answers across the episodes given (``diagnosers/norms.py``), as
+    ``diagnose`` reads it from the store; ``y`` is not used."""
 
-    def __init__(self, rules: tuple[Rule, ...] = RULES) -> None:
+    def __init__(self, rules: tuple[Rule, ...] = RULES, store_norms: bool = True) -> None:
         self.rules = rules
+        self.store_norms = store_norms
 
     def fit(self, X: Sequence[EpisodeTrace] | None = None, y: Any = None) -> RuleEstimator:
-        self.diagnoser_ = RuleDiagnoser(self.rules)
+        norms = ToolNorms.from_episodes(X) if self.store_norms and X is not None else None
+        self.diagnoser_ = RuleDiagnoser(self.rules, norms=norms)
         self.classes_ = np.asarray([*FAULT_TYPES, NONE_FOUND], dtype=object)
         return self
 

@@ -14,6 +14,7 @@ from diagnosers.base import diagnose_episodes
 from diagnosers.estimators import LearnedEstimator, RuleEstimator
 from diagnosers.evaluate import ground_truth
 from diagnosers.learned import split_by_task
+from diagnosers.norms import ToolNorms
 from diagnosers.rules import RuleDiagnoser
 
 
@@ -27,10 +28,14 @@ def test_rule_estimator_gives_the_rule_diagnosers_verdicts(corpus: list) -> None
     with pytest.raises(NotFittedError):
         est.predict(corpus)
     est.fit(corpus)
-    expected = [d.fault_type for d in diagnose_episodes(RuleDiagnoser(), corpus)]
+    assert est.get_params()["store_norms"] is True
+    expected = [d.fault_type for d in diagnose_episodes(RuleDiagnoser(norms=ToolNorms.from_episodes(corpus)),
+                                                        corpus)]
     assert est.predict(corpus).tolist() == expected
     assert "none_found" in est.classes_ and set(expected) <= set(est.classes_)
     assert 0.0 <= est.score(corpus) <= 1.0
+    alone = RuleEstimator(store_norms=False).fit(corpus)
+    assert alone.predict(corpus).tolist() == [d.fault_type for d in diagnose_episodes(RuleDiagnoser(), corpus)]
 
 
 def test_learned_estimator_learns_from_y_and_clones(corpus: list) -> None:
