@@ -915,9 +915,9 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
     if more:
         return Reading(False, "partial", more, "count")
     members = [(k, v) for k, v in list(obj.items())[:MAX_KEYS]
-               if isinstance(k, str) and (norm(k) in ERROR_KEYS or (len(obj) == 1 and isinstance(v, dict)
-                                                                   and _EXC_SUFFIX_RE.search(k))
-                                          or (norm(k) == "baseresp" and _status_envelope(v))) and _truthy(v)]
+               if isinstance(k, str) and ((nk := norm(k)) in ERROR_KEYS
+                                          or (len(obj) == 1 and isinstance(v, dict) and _EXC_SUFFIX_RE.search(k))
+                                          or (nk == "baseresp" and _status_envelope(v))) and _truthy(v)]
     status = _status_reading(t, obj)
     kind = obj.get("__type")
     if isinstance(kind, str):  # AWS JSON protocols may qualify it: "com.amazonaws.sqs#OverLimit"
