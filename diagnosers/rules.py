@@ -558,7 +558,8 @@ def _tool_key_style(o: Observation, v: EpisodeView) -> Finding | None:
     seen = sum(norm.values())
     if seen < 1:
         return None
-    odd = [k for k in odd_style_keys(keys, norm) if k not in _familiar(o, v)]
+    own = _familiar(o, v)
+    odd = [k for k in odd_style_keys(keys, norm) if k not in own]
     if seen < 3:  # a thin norm: only conventions that are rare in any API (SHOUTING, vowel-free) count
         odd = [k for k in odd if key_style(k) in ("upper", "abbrev")]
     if not odd:
