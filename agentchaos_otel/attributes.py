@@ -185,6 +185,10 @@ TOOL_RESULT_STATUS = "agentchaos.tool.result_status"
 # Identifier/date keys the result echoes back with a value other than the one in the call's
 # arguments (signals.echo_mismatches): an API answering about a different entity than asked.
 TOOL_RESULT_ECHO_MISMATCH = "agentchaos.tool.result_echo_mismatch"
+# The count member (``total``, ``meta.count``) of a result with one list that says more items
+# exist than the list holds (vocabulary.count_above_items); set only when there is one. Beside
+# data of the result's own it is a cut only for a tool that never answers so (diagnosers/norms.py).
+TOOL_RESULT_COUNT_ABOVE = "agentchaos.tool.result_count_above"
 # OpenInference names, read when a trace was recorded by an OpenInference instrumentation
 # (Phoenix/Arize) rather than ours, so the same diagnosis works on those traces.
 OI_SPAN_KIND = "openinference.span.kind"

@@ -640,9 +640,12 @@ def tool_result_signals(result: Any) -> dict[str, Any]:
     if reading.meaning:
         out[A.TOOL_RESULT_FAILURE] = reading.meaning
         out[A.TOOL_RESULT_FAILURE_EVIDENCE] = evidence_of(reading)
-    status = _status_of(parsed) if isinstance(parsed, dict) else None
-    if status is not None:
-        out[A.TOOL_RESULT_STATUS] = status
+    if isinstance(parsed, dict):
+        status = _status_of(parsed)
+        if status is not None:
+            out[A.TOOL_RESULT_STATUS] = status
+        if not reading.found and (counted := vocabulary.count_above_items(parsed)):
+            out[A.TOOL_RESULT_COUNT_ABOVE] = counted
     if is_json_value:
         keys, items, numeric = _walk(parsed, [_MAX_WALK])
         out[A.TOOL_RESULT_KEYS] = sorted(str(k) for k in parsed)[:64] if isinstance(parsed, dict) else []

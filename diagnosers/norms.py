@@ -13,14 +13,18 @@ breaks it is evidence no single episode holds:
 - *numbers as strings*: the answer delivers numbers as strings, which the tool's answers almost
   never do (an API writes its amounts one way: Amadeus always as strings, most as numbers);
 - *empty*: ``[]``, ``{}``, ``null`` or ``""`` from a tool that almost never answers empty (a
-  search that often finds nothing has empty answers as part of its norm).
+  search that often finds nothing has empty answers as part of its norm);
+- *fewer items than counted*: a count member (``total``) above the items of the answer's one
+  list, from a tool whose answers almost never say so. Beside other data a count can be an
+  amount (an order's ``total``), so only the tool's own answers tell a cut from its way.
 
 An optional member is not usual (it is absent from more than ``1 - USUAL`` of the results), so
 leaving it out is no deviation; a key a tool returns now and then is not rare. Only our own
-content-free attributes are counted (``agentchaos.tool.result_keys``, ``result_record_keys`` and
-``result_numeric_strings``), in one aggregate query, so building the norms reads no content and
-costs one pass of SQL (about 5% of ``diagnose --all`` on demo-shaped episodes). The
-norms depend on the store, not on the episodes a filter picks, and read no ground truth.
+content-free attributes are counted (``agentchaos.tool.result_keys``, ``result_record_keys``,
+``result_numeric_strings`` and ``result_count_above``), in one aggregate query, so building the
+norms reads no content and costs one pass of SQL (about 5% of ``diagnose --all`` on demo-shaped
+episodes). The norms depend on the store, not on the episodes a filter picks, and read no ground
+truth.
 """
 
 from __future__ import annotations
@@ -48,11 +52,12 @@ RARE = 0.02  # a key in at most this share is one the tool does not return
 FAMILIAR = 0.5  # a key in at least this share is the tool's own, whatever other tools write
 
 # (tool, top-level keys or None, record keys, whether numbers came as strings, whether the answer
-# was empty, how many answers)
-KeyRow = tuple[str, Sequence[str] | None, Sequence[str], bool, bool, int]
+# was empty, whether a count member was above its items, how many answers)
+KeyRow = tuple[str, Sequence[str] | None, Sequence[str], bool, bool, bool, int]
 # Counted per tool like keys, at the level "values", over its clean and its empty answers.
 NUMBERS_AS_STRINGS = "numbers as strings"
 EMPTY = "empty"
+COUNT_ABOVE = "count above items"
 
 
 @dataclass(frozen=True)
@@ -80,12 +85,17 @@ class Deviation:
     """An answer unlike what its tool returns almost always: ``key_rename`` or ``truncated``."""
 
     fault_type: str
-    level: str  # "result" (its own keys) | "records" (the keys of a listing's records) | "values"
+    # "result" (its own keys) | "records" (the keys of a listing's records) | "values" (numbers as
+    # strings) | "count" (a count above the items; ``missing`` holds the count member)
+    level: str
     missing: tuple[str, ...]
     unfamiliar: tuple[str, ...]
     results: int  # clean results the norm was read from
 
     def describe(self) -> str:
+        if self.level == "count":
+            return (f"a count member ({self.missing[0]}) above the items it holds, which this tool's answers "
+                    f"carry in at most {RARE:.0%} of {self.results} clean results across the store")
         if self.level == "values":
             return (f"numbers delivered as strings, which this tool's answers carry in at most {RARE:.0%} of "
                     f"{self.results} clean results across the store")
@@ -120,7 +130,7 @@ class ToolNorms:
         top: dict[str, Counter[str]] = {}
         rec: dict[str, Counter[str]] = {}
         val: dict[str, Counter[str]] = {}
-        for tool, keys, record_keys, numeric, empty, n in rows:
+        for tool, keys, record_keys, numeric, empty, above, n in rows:
             answered[tool] += n
             counts = val.setdefault(tool, Counter())
             if empty:
@@ -128,6 +138,8 @@ class ToolNorms:
                 continue  # an empty answer names no keys
             if numeric:
                 counts[NUMBERS_AS_STRINGS] += n
+            if above:
+                counts[COUNT_ABOVE] += n
             if keys is not None:
                 results[tool] += n
                 counts = top.setdefault(tool, Counter())
@@ -146,7 +158,7 @@ class ToolNorms:
     def from_observations(cls, observations: Iterable[Observation]) -> ToolNorms:
         """Norms of observations already made (episodes loaded in memory), counted as the store's are."""
         return cls.from_rows((o.tool_name or "", o.result_keys, o.result_record_keys,
-                              bool(o.result_numeric_strings), o.result_empty, 1)
+                              bool(o.result_numeric_strings), o.result_empty, bool(o.result_count_above), 1)
                              for o in observations if _clean(o) or _empty(o))
 
     @classmethod
@@ -169,8 +181,8 @@ class ToolNorms:
             rows = _store_rows(sql, attach, None)
         except duckdb.Error as exc:  # a file that claims our layout without holding it
             raise StoreError(f"{path}: cannot read its tool answers ({' '.join(str(exc).split())[:200]})") from None
-        return cls.from_rows((tool, _keys(k), _keys(r) or (), bool(numeric), bool(empty), n)
-                             for tool, k, r, numeric, empty, n in rows)
+        return cls.from_rows((tool, _keys(k), _keys(r) or (), bool(numeric), bool(empty), bool(above), n)
+                             for tool, k, r, numeric, empty, above, n in rows)
 
     def familiar(self, o: Observation) -> frozenset[str]:
         """The keys of o's answer (its own and its records') that its tool returns in at least
@@ -196,10 +208,16 @@ class ToolNorms:
         return frozenset(k for k in keys if norm is not None and k not in norm.usual)
 
     def deviation(self, o: Observation) -> Deviation | None:
-        """How o's answer breaks its tool's norm, the result's own keys first; None when it does not
-        or when the tool has no norm."""
+        """How o's answer breaks its tool's norm; None when it does not or when the tool has no norm.
+
+        A count above the items is read first: it says outright that items were left out, where
+        keys gone and others come (a ``total`` that became ``rows_before_limit_at_least``) only
+        suggest a rename. Then the result's own keys, its records' keys, numbers as strings."""
         if not _clean(o) or not o.tool_name:
             return None
+        values = self.values.get(o.tool_name)
+        if o.result_count_above and values is not None and values.rare(COUNT_ABOVE):
+            return Deviation("truncated", "count", (o.result_count_above,), (), values.results)
         for level, norms, keys in (("result", self.top, o.result_keys), ("records", self.records,
                                                                           o.result_record_keys)):
             norm = norms.get(o.tool_name)
@@ -214,9 +232,8 @@ class ToolNorms:
                 return Deviation("key_rename", level, missing, unfamiliar, norm.results)
             if 2 * len(missing) >= len(norm.usual):
                 return Deviation("truncated", level, missing, (), norm.results)
-        norm = self.values.get(o.tool_name)
-        if o.result_numeric_strings and norm is not None and norm.rare(NUMBERS_AS_STRINGS):
-            return Deviation("key_rename", "values", (), (), norm.results)
+        if o.result_numeric_strings and values is not None and values.rare(NUMBERS_AS_STRINGS):
+            return Deviation("key_rename", "values", (), (), values.results)
         return None
 
     def rarely_empty(self, o: Observation) -> int:
@@ -227,15 +244,17 @@ class ToolNorms:
 
 
 # Our result attributes in one parse per span: 1 is_json, 2 is_error, 3 empty, 4 failure, 5 keys,
-# 6 record keys, 7 numeric strings, then the tool name (ours, OpenInference's); a span without
-# them is no tool result.
+# 6 record keys, 7 numeric strings, 8 count above items, then the tool name (ours,
+# OpenInference's); a span without them is no tool result.
 _READ = (A.TOOL_RESULT_IS_JSON, A.TOOL_RESULT_IS_ERROR, A.TOOL_RESULT_EMPTY, A.TOOL_RESULT_FAILURE,
-         A.TOOL_RESULT_KEYS, A.TOOL_RESULT_RECORD_KEYS, A.TOOL_RESULT_NUMERIC_STRINGS, *foreign.TOOL_NAME)
+         A.TOOL_RESULT_KEYS, A.TOOL_RESULT_RECORD_KEYS, A.TOOL_RESULT_NUMERIC_STRINGS, A.TOOL_RESULT_COUNT_ABOVE,
+         *foreign.TOOL_NAME)
 _STORE_SQL = f"""
-SELECT COALESCE({", ".join(f"v[{8 + i}]->>'$'" for i in range(len(foreign.TOOL_NAME)))},
+SELECT COALESCE({", ".join(f"v[{9 + i}]->>'$'" for i in range(len(foreign.TOOL_NAME)))},
                 string_split(name, ' ')[-1]) AS tool, v[5] AS k, v[6] AS r,
        COALESCE(TRY_CAST(v[7]->>'$' AS BIGINT), 0) > 0 AS numeric,
-       COALESCE(v[3]->>'$', 'false') = 'true' AS empty, count(*) AS n
+       COALESCE(v[3]->>'$', 'false') = 'true' AS empty, COALESCE(v[8]->>'$', '') <> '' AS above,
+       count(*) AS n
 FROM (SELECT name, json_extract(attributes, [{", ".join(jpath(k) for k in _READ)}]) AS v
       FROM spans WHERE contains(attributes, '"{A.TOOL_RESULT_IS_JSON}"'))
 WHERE (v[1]->>'$' = 'true' OR v[3]->>'$' = 'true') AND COALESCE(v[2]->>'$', 'false') <> 'true'

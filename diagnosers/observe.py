@@ -102,6 +102,7 @@ class Observation:
     result_digest: str | None = None
     tool_args_digest: str | None = None
     echo_mismatch: tuple[str, ...] = ()
+    result_count_above: str = ""  # a count member above the items of the result's one list
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -250,6 +251,7 @@ def observe_step(s: StepRecord, index: int) -> Observation:
             result_digest=get(A.TOOL_RESULT_DIGEST),
             tool_args_digest=get(A.TOOL_ARGS_DIGEST),
             echo_mismatch=_strs(get(A.TOOL_RESULT_ECHO_MISMATCH)),
+            result_count_above=str(get(A.TOOL_RESULT_COUNT_ABOVE) or ""),
         )
     a = foreign.derive_llm(attrs)
     get = a.get

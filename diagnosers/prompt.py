@@ -14,7 +14,7 @@ from diagnosers.rules import args_emptied, args_slip
 from diagnosers.taxonomy import FAULT_TYPES, NONE_FOUND, TARGETS
 from diagnosers.view import EpisodeView
 
-PROMPT_VERSION = "diagnose-v4"
+PROMPT_VERSION = "diagnose-v5"
 CHARS_PER_TOKEN = 4
 
 SYSTEM_PROMPT = f"""You diagnose why an LLM agent episode failed. You get one line per step
@@ -35,7 +35,8 @@ Name the single root cause: a fault type and the step where it happened, followi
   arguments that are not JSON, an unknown tool, prose where JSON was asked) are not faults;
   neither is a tool refusing such a call.
 - A tool answer marked unlike_store(type: ...) breaks what that tool returns in nearly every clean
-  result across the store (usual keys renamed, or half of them gone): that type, on that step.
+  result across the store (usual keys renamed, half of them gone, or a count above the items it
+  holds): that type, on that step.
 - Weak signs alone (keys missing compared with other results, a value nowhere in the conversation,
   a slow call the agent went on from) do not name a root cause.
 - When two faults changed the trajectory, the first is the root cause. A successful episode has
@@ -134,8 +135,11 @@ def step_line(o: Observation, median_ms: float, view: EpisodeView | None = None)
         if o.result_numeric_strings:
             parts.append(f"numeric_strings={o.result_numeric_strings}")
         if view is not None and view.norms is not None and (d := view.norms.deviation(o)) is not None:
-            parts.append(f"unlike_store({d.fault_type}: missing {','.join(d.missing[:6])}"
-                         + (f"; unfamiliar {','.join(d.unfamiliar[:6])}" if d.unfamiliar else "") + ")")
+            if d.level == "count":
+                parts.append(f"unlike_store({d.fault_type}: count {d.missing[0]} above items)")
+            else:
+                parts.append(f"unlike_store({d.fault_type}: missing {','.join(d.missing[:6])}"
+                             + (f"; unfamiliar {','.join(d.unfamiliar[:6])}" if d.unfamiliar else "") + ")")
         if o.tool_args_digest:
             parts.append(f"args#{o.tool_args_digest[:6]}")
         if o.result_digest:

@@ -1016,15 +1016,36 @@ def _pages(obj: dict[str, Any]) -> bool:
 
 def _more_than_shown(obj: dict[str, Any]) -> str:
     """Evidence that an answer holds fewer items than it says exist, with no way offered to the
-    rest: Kubernetes ``ListMeta.remainingItemCount`` above zero, or, in a listing (one list beside
-    its count and metadata, nothing else: an order's ``total`` beside its ``items`` is an amount),
-    a count member (``total``) above the list's length when nothing in it pages. '' otherwise."""
+    rest: Kubernetes ``ListMeta.remainingItemCount`` above zero, a count kept under ``meta``
+    above the list's length, or, in a listing (one list beside its count and metadata, nothing
+    else: an order's ``total`` beside its ``items`` is an amount), a count member (``total``)
+    above it. '' otherwise."""
     meta = obj.get("metadata")
     for holder in (obj, meta if isinstance(meta, dict) else None):
         if holder is not None:
             left = holder.get("remainingItemCount")
             if isinstance(left, int) and not isinstance(left, bool) and left > 0:
                 return "count:remainingItemCount"
+    counted = count_above_items(obj)
+    if not counted or counted.startswith("meta."):
+        return f"count:{counted}" if counted else ""
+    if any(type(v) is not list and (k := norm(key)) not in _COUNT_KEYS and k not in _META_KEYS
+           for key, v in list(obj.items())[:MAX_KEYS] if isinstance(key, str)):
+        return ""  # other members carry data of their own: not a listing
+    return f"count:{counted}"
+
+
+def count_above_items(obj: dict[str, Any]) -> str:
+    """The count member of an answer with one list that says more items exist than the list
+    holds, when nothing in the answer offers the rest: ``meta.<key>`` for a JSON:API-style count
+    under ``meta`` (about the answer, whatever else it holds), else the top-level key. '' when
+    there is none.
+
+    Whether a top-level count beside other data is a cut depends on the tool: an order's
+    ``total`` is an amount above its item count in every answer, a search's ``total`` equals
+    its hits in every answer but a cut one. ``_more_than_shown`` reads it alone only in a
+    listing; elsewhere the store's norm of the tool decides (``diagnosers/norms.py``).
+    """
     shown = 0
     for v in obj.values():
         if type(v) is list:
@@ -1034,25 +1055,18 @@ def _more_than_shown(obj: dict[str, Any]) -> str:
     if shown <= 0:
         return ""
     if isinstance(meta := obj.get("meta"), dict):
-        # JSON:API-style metadata ({"meta": {"count": 12}, "data": [...6]}): a count kept under
-        # `meta` is about the answer, never an amount, whatever else the object holds
         counted = [norm(k) for k, v in list(meta.items())[:MAX_KEYS]
                    if isinstance(k, str) and norm(k) in _COUNT_KEYS and (_count(v) or 0) > shown]
         if counted and not _pages(obj) and not _pages(meta):
-            return f"count:meta.{counted[0]}"
-    items = list(obj.items())[:MAX_KEYS]
+            return f"meta.{counted[0]}"
     # Only a count above the items shown needs the rest of the object read (the usual answer has none).
     # OData v2 writes its inline count as a string ("__count": "12").
-    above = [norm(k) for k, v in items if isinstance(k, str) and (_count(v) or 0) > shown]
-    counts = [k for k in above if k in _COUNT_KEYS]
-    if not counts:
+    items = list(obj.items())[:MAX_KEYS]
+    counts = [k for k in (norm(key) for key, v in items if isinstance(key, str) and (_count(v) or 0) > shown)
+              if k in _COUNT_KEYS]
+    if not counts or any(isinstance(key, str) and norm(key) in _PAGING_KEYS for key, _ in items):
         return ""
-    keys = {norm(k): v for k, v in items if isinstance(k, str)}
-    if keys.keys() & _PAGING_KEYS:
-        return ""
-    if any(type(v) is not list and k not in _COUNT_KEYS and k not in _META_KEYS for k, v in keys.items()):
-        return ""  # other members carry data of their own: not a listing
-    return f"count:{counts[0]}"
+    return counts[0]
 
 
 def _partial_notice(t: Table, obj: dict[str, Any]) -> str:

@@ -187,3 +187,45 @@ def test_an_earlier_weak_sign_on_another_tool_is_not_where_a_rename_started() ->
     usual = [episode_of(first, task_id=f"z{i}", trace_id=f"{i:032x}") for i in range(30)]
     seen = diagnose_episodes(RuleDiagnoser(norms=_norms(usual)), [episode_of(first, success=False)])[0]
     assert "numbers delivered as strings" not in seen.evidence
+
+
+def _search(total: int, shown: int) -> dict[str, Any]:
+    """A search answer that echoes its query beside its hits and their count (data of its own, so
+    the count alone does not make it a listing)."""
+    return {"city": "Lisbon", "checkin": "2026-12-24", "hotels": [{"id": f"H{i}"} for i in range(shown)],
+            "total": total}
+
+
+def test_a_count_above_the_items_breaks_a_tool_whose_counts_match_and_not_one_whose_total_is_an_amount() -> None:
+    def answers(tool: str, make: Any) -> list[EpisodeTrace]:
+        return [episode_of([tool_record(0, tool, make(i))], task_id=f"{tool}{i}", trace_id=f"{tool}{i:030d}")
+                for i in range(30)]
+
+    searches = _norms(answers("find_hotels", lambda i: _search(3 + i % 4, 3 + i % 4)))
+    cut = observe_step(tool_record(0, "find_hotels", _search(6, 2)), 0)
+    assert cut.result_count_above == "total" and not cut.result_failure  # beside data: no reading alone
+    d = searches.deviation(cut)
+    assert d is not None and (d.fault_type, d.level, d.missing) == ("truncated", "count", ("total",))
+    assert "count member (total) above the items" in d.describe()
+    shown = render_episode(EpisodeView(episode_of([tool_record(0, "find_hotels", _search(6, 2))]), searches))
+    assert "unlike_store(truncated: count total above items)" in shown
+    assert searches.deviation(observe_step(tool_record(0, "find_hotels", _search(4, 4)), 0)) is None
+    # An order's total is an amount, above its item count in every answer: that is the tool's way.
+    orders = _norms(answers("get_order", lambda i: {"order_id": f"O{i}", "items": [{"sku": "S1"}], "total": 20 + i}))
+    order = observe_step(tool_record(0, "get_order", {"order_id": "O9", "items": [{"sku": "S1"}], "total": 35}), 0)
+    assert order.result_count_above == "total" and orders.deviation(order) is None
+
+
+def test_a_count_above_the_items_is_read_before_a_rename_and_counted_by_the_store_query(tmp_path: Path) -> None:
+    eps = [episode_of([tool_record(0, "search_logs", {"hits": [{"m": "x"}] * 3, "total": 3, "query": "level:error"})],
+                      task_id=f"l{i}", trace_id=f"{i:032x}") for i in range(30)]
+    # ClickHouse's count of the rows a LIMIT left out stands where `total` was: a cut, not a rename.
+    odd = tool_record(0, "search_logs", {"hits": [{"m": "x"}], "rows_before_limit_at_least": 3,
+                                          "query": "level:error"})
+    eps.append(episode_of([odd], task_id="odd", trace_id="f" * 32))
+    db = tmp_path / "t.duckdb"
+    write_episodes(eps, db)
+    stored, made = ToolNorms.from_store(db), _norms(eps)
+    assert stored.values == made.values and made.values["search_logs"].counts["count above items"] == 1
+    d = stored.deviation(observe_step(odd, 0))
+    assert d is not None and (d.fault_type, d.missing) == ("truncated", ("rowsbeforelimitatleast",))

@@ -163,6 +163,25 @@ def test_an_amount_named_total_beside_a_list_is_not_a_count() -> None:
     assert not V.read_value(order).found
 
 
+def test_a_count_beside_data_is_recorded_for_the_store_to_judge_and_never_read_alone() -> None:
+    """An order's ``total`` and a search's ``total`` beside its echoed query look alike: the span
+    records the count member, and only the tool's answers across a store tell a cut from an amount."""
+    order = {"order_id": "A1", "currency": "EUR", "items": [{"sku": "x"}, {"sku": "y"}], "total": 4200}
+    assert V.count_above_items(order) == "total"
+    assert signals.tool_result_signals(order)[A.TOOL_RESULT_COUNT_ABOVE] == "total"
+    # equal counts, several lists, an empty list, a way to the rest: nothing to record
+    assert V.count_above_items({"q": "x", "hits": [1, 2], "total": 2}) == ""
+    assert V.count_above_items({"a": [1], "b": [2], "total": 9}) == ""
+    assert V.count_above_items({"q": "x", "hits": [], "total": 9}) == ""
+    assert V.count_above_items({"q": "x", "hits": [1], "total": 9, "nextPageToken": "t"}) == ""
+    assert V.count_above_items({"q": "x", "data": [1], "meta": {"count": 5}}) == "meta.count"
+    healthy = signals.tool_result_signals({"q": "x", "hits": [1, 2], "total": 2})
+    assert A.TOOL_RESULT_COUNT_ABOVE not in healthy
+    # a listing whose count is read as partial on its own needs no second record
+    listing = signals.tool_result_signals({"hits": [1], "total": 9})
+    assert listing[A.TOOL_RESULT_FAILURE] == "partial" and A.TOOL_RESULT_COUNT_ABOVE not in listing
+
+
 @pytest.mark.parametrize("text,meaning", [
     # an opening that says an error happened before saying what (Docker, botocore's ClientError)
     ("Error response from daemon: No such image: registry.example/label:7", "not_found"),
