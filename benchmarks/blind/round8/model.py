@@ -246,7 +246,7 @@ class ScriptedModel:
                 return self._final(f"I could not complete this: the {slot.tool} call failed and I stopped.")
             else:
                 slot.status = "failed"
-        if p.slip == "give_up_at" and turn >= p.slip_turn:
+        if p.slip == "give_up_at" and turn >= p.slip_turn and not failed:
             return self._final("I'm not able to finish this ticket right now; leaving it for a human agent.")
         calls: list[tuple[str, str, str]] = []
         for group in self.slots:

@@ -195,19 +195,24 @@ def compose(seed: int, n: int) -> list[EpisodeSpec]:
         ep.specs += [first, second]
         ep.note = "two_faults"
         specs.append(ep)
+    twice_left = round(6 * scale)
     for form in shorts:
         kind = r.choice([k for k in kinds_for(form) if k != "queue"] or ["queue"])
+        if form.side == "tool" and form.label in ("timeout", "connection") and twice_left > 0:
+            kind = r.choice([k for k in SHORT if set(form.tools) & set(WRITES) & set(KIND_TOOLS[k])] or [kind])
         ep = pl.base(next(it), "faulted_failure", kind, FAMILY_PROVIDER.get(form.family),
                      on_fail=r.choice(["give_up", "give_up", "skip"]))
-        if form.side == "tool":
+        writes = sorted(set(form.tools) & set(WRITES) & set(KIND_TOOLS[kind]))
+        if form.side == "tool" and form.label in ("timeout", "connection") and writes and twice_left > 0:
+            twice_left -= 1               # the write went through, the agent was told it did not, and retried
+            ep.persona.retries = 1
+            ep.specs.append(FaultSpec(form, tool=r.choice(writes), repeats=1, applied=True))
+            ep.note = "applied_twice"
+        elif form.side == "tool":
             spec = pl.tool_spec(ep, form)
             if form.mech == "text" and r.random() < 0.35:
                 ep.persona.retries = 1
                 spec.repeats = 2
-                if spec.tool in WRITES and form.label in ("timeout", "connection") and r.random() < 0.7:
-                    spec.repeats = 1          # the retry went through: applied twice
-                    spec.applied = True
-                    ep.note = "applied_twice"
             ep.specs.append(spec)
         else:
             ep.specs.append(pl.llm_spec(ep, form))
@@ -254,13 +259,17 @@ def compose(seed: int, n: int) -> list[EpisodeSpec]:
             slip, r.choice(["refund", "outage", "credit", "queue"]))
         ep = pl.base(next(it), "unfaulted_failure", kind)
         turns = turns_of(kind, ep.queue_len, ep.persona)
-        slot_names = [s.name for g in ScriptedModel(Task(kind, [f"T-{i}" for i in range(max(1, ep.queue_len))], ""),
-                                                    ep.persona, lambda a, b: "").slots for s in g]
+        slots = [(s.name, s.tool) for g in ScriptedModel(
+            Task(kind, [f"T-{i}" for i in range(max(1, ep.queue_len))], ""), ep.persona, lambda a, b: "").slots
+            for s in g]
         ep.persona.slip = slip
-        ep.persona.slip_slot = r.choice(slot_names[1:])
+        ep.persona.slip_slot, slip_tool = r.choice(slots[1:])
         ep.persona.slip_turn = r.randrange(1, len(turns))
         if j % 4 == 3:
             benign_fault(ep, r.choice(["sdk_retry", "tool_retry"]))
+            if ep.specs and ep.specs[0].tool in (slip_tool, "update_ticket"):
+                ep.specs.clear()          # its retry would meet the slip's error: not an absorbed fault
+                benign_fault(ep, "sdk_retry")
             ep.note = "after_absorbed"
         specs.append(ep)
     specs.sort(key=lambda e: e.task_id)
