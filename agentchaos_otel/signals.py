@@ -565,9 +565,13 @@ _JSON_OPEN_RE = re.compile(r'[{\[]\s*["{\[]')
 
 def json_like(stripped: str) -> bool:
     """Text that is meant as JSON: it opens like JSON, or a JSON object or array opens on its
-    first line (after a stray prefix). ``[Errno 104] ...`` and ``[ERROR] ...`` are not."""
-    if stripped[:1] == '"' or stripped[:1] == "{":
+    first line (after a stray prefix). ``[Errno 104] ...`` and ``[ERROR] ...`` are not, nor is an
+    Erlang or Elixir term (``{error,nxdomain}``, ``{:error, :timeout}``): a JSON object's keys
+    are quoted."""
+    if stripped[:1] == '"':
         return True
+    if stripped[:1] == "{":
+        return not stripped[1:3].lstrip(":").lstrip()[:1].isalpha()
     if stripped[:1] == "[":
         return not stripped[1:2].isalpha()
     head = stripped[:80].split("\n", 2)

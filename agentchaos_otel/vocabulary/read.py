@@ -78,7 +78,7 @@ WRAPPER_KEYS = frozenset({"result", "response", "data", "body", "meta", "metadat
 REPORT_KEYS = frozenset({"message", "detail", "msg", "documentationurl", "docurl", "moreinfo", "help",
                          "requestid", "status", "code", "title", "type", "details", "hint", "timestamp", "path",
                          "instance", "traceid", "name", "debugid", "links", "informationlink", "errornumber",
-                         "sqlstate", "statementhandle", "statementhandles", "elements"})
+                         "sqlstate", "statementhandle", "statementhandles", "elements", "took"})
 _META_KEYS = frozenset({"took", "status", "timedout", "timeout", "shards", "message", "code", "requestid",
                         "totalcount", "total", "count", "incompleteresults", "failures", "failed",
                         "partial", "ispartial", "incomplete", "truncated", "complete", "iscomplete",
@@ -343,12 +343,19 @@ _SMTP_RE = re.compile(r"^\s*[45]\d\d[ -][45]\.\d{1,3}\.\d{1,3}\s")
 # URLs in an error text name hosts and paths, not failures ("svc.internal" is no gRPC INTERNAL).
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'`<>]+", re.I)
 # Openings that make a tool's text an error report (not a model's reply, which may discuss errors).
-_TOOL_OPENINGS = (_QUALIFIED_ERROR_RE, _SMTP_RE, _ERROR_OPENING_RE)
+# A first line that only says an error occurred, its details on the lines below (Vercel's "An
+# error occurred with your deployment" page, "A server error has occurred").
+_ERROR_OCCURRED_RE = re.compile(r"^\s*(?:an?\s+)?(?:[a-z]+\s+){0,2}error\s+(?:has\s+)?occurred\b[^\n:]{0,80}$", re.I)
+_TOOL_OPENINGS = (_QUALIFIED_ERROR_RE, _SMTP_RE, _ERROR_OPENING_RE, _ERROR_OCCURRED_RE)
 # A driver's exception named in parentheses before its message, as SQLAlchemy wraps DB-API errors:
 # "(psycopg2.OperationalError) server closed the connection unexpectedly".
 _PAREN_EXCEPTION_RE = re.compile(r"^\s*\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\)\s")
-_HTML_RE = re.compile(r"^\s*(?:<!doctype\s+html|<html|<head|<body|<h1[\s>])", re.I)
+# An HTML page, also behind an XML declaration (XHTML error pages: Varnish's "Guru Mediation").
+_HTML_RE = re.compile(r"^\s*(?:<\?xml[^>]{0,200}\?>\s*)?(?:<!doctype\s+html|<html|<head|<body|<h1[\s>])", re.I)
 _TITLE_RE = re.compile(r"<(title|h1)[^>]*>(.*?)</\1\s*>", re.I | re.S)
+# An error element that names the field it is about (Recurly's API v2: <error field="..."
+# symbol="...">is greater than the invoice total</error>): the XML form of a field-error map.
+_XML_FIELD_ERROR_RE = re.compile(r"<(?:[\w-]+:)?error\s[^>]{0,200}\bfield\s*=\s*[\"'][^\"']+[\"']", re.I)
 _XML_FAULT_RE = re.compile(r"<(?:[\w-]+:)?(Fault|Error|Errors|error|fault)\b", re.S)
 _XML_CODE_RE = re.compile(r"<(?:[\w-]+:)?(faultcode|Code|Value|Subcode|code|status|Status|Reason|reason)\b[^>]*>"
                           r"\s*(?:<(?:[\w-]+:)?(?:Value|Text)[^>]*>)?([^<]{1,120})<", re.S)
@@ -666,6 +673,8 @@ def _xml(t: Table, text: str) -> Reading:
     for m in _XML_TYPED_RE.finditer(body):
         if m.group(1).lower() not in ("fault", "error"):
             ev.add(_code_hit(t, m.group(1)))
+    if _XML_FIELD_ERROR_RE.search(body):  # an error about one of the call's fields: it failed validation
+        ev.add(Hit("invalid_request", "structure:field_errors"))
     return ev.reading("xml_fault")
 
 
@@ -951,17 +960,18 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
 def _field_errors(value: Any) -> bool:
     """An error member that maps the call's fields to what is wrong with each (``{"errors":
     {"priority": "Specify a valid priority"}}``: Jira, Rails, Django REST framework, Laravel): the
-    call failed validation. Members that an error report itself uses (code, message, ...) are not
-    fields."""
+    call failed validation. A member holding a string that an error report itself uses (code,
+    status, ...) is not a field; one holding a list of messages is, whatever its name, except
+    the report's own message members."""
     if not isinstance(value, dict) or not value or len(value) > MAX_KEYS:
         return False
     for k, v in value.items():
-        if not isinstance(k, str) or norm(k) in CODE_KEYS or norm(k) in MESSAGE_KEYS or norm(k) in REPORT_KEYS:
+        if not isinstance(k, str) or norm(k) in MESSAGE_KEYS:
             return False
-        if isinstance(v, list):
+        if isinstance(v, list):  # a field's messages, whatever it is called (Laravel's "status": [...])
             if not v or not all(isinstance(x, str) and x.strip() for x in v[:MAX_ITEMS]):
                 return False
-        elif not (isinstance(v, str) and v.strip()):
+        elif not (isinstance(v, str) and v.strip()) or norm(k) in CODE_KEYS or norm(k) in REPORT_KEYS:
             return False
     return True
 
@@ -1027,6 +1037,8 @@ def _more_than_shown(obj: dict[str, Any]) -> str:
             if isinstance(left, int) and not isinstance(left, bool) and left > 0:
                 return "count:remainingItemCount"
     counted = count_above_items(obj)
+    if counted and not any(type(v) is list and v for v in obj.values()):
+        return ""  # an empty page with a count: the store's norm of the tool decides
     if not counted or counted.startswith("meta."):
         return f"count:{counted}" if counted else ""
     if any(type(v) is not list and (k := norm(key)) not in _COUNT_KEYS and k not in _META_KEYS
@@ -1036,8 +1048,8 @@ def _more_than_shown(obj: dict[str, Any]) -> str:
 
 
 def count_above_items(obj: dict[str, Any]) -> str:
-    """The count member of an answer with one list that says more items exist than the list
-    holds, when nothing in the answer offers the rest: ``meta.<key>`` for a JSON:API-style count
+    """The count member of an answer with one list (empty or not) that says more items exist
+    than the list holds, when nothing in the answer offers the rest: ``meta.<key>`` for a JSON:API-style count
     under ``meta`` (about the answer, whatever else it holds), else the top-level key. '' when
     there is none.
 
@@ -1046,13 +1058,13 @@ def count_above_items(obj: dict[str, Any]) -> str:
     its hits in every answer but a cut one. ``_more_than_shown`` reads it alone only in a
     listing; elsewhere the store's norm of the tool decides (``diagnosers/norms.py``).
     """
-    shown = 0
+    shown = -1
     for v in obj.values():
         if type(v) is list:
-            if shown:
+            if shown >= 0:
                 return ""  # several lists: not one listing
-            shown = len(v) or -1
-    if shown <= 0:
+            shown = len(v)
+    if shown < 0:
         return ""
     if isinstance(meta := obj.get("meta"), dict):
         counted = [norm(k) for k, v in list(meta.items())[:MAX_KEYS]

@@ -169,10 +169,12 @@ def test_a_count_beside_data_is_recorded_for_the_store_to_judge_and_never_read_a
     order = {"order_id": "A1", "currency": "EUR", "items": [{"sku": "x"}, {"sku": "y"}], "total": 4200}
     assert V.count_above_items(order) == "total"
     assert signals.tool_result_signals(order)[A.TOOL_RESULT_COUNT_ABOVE] == "total"
-    # equal counts, several lists, an empty list, a way to the rest: nothing to record
+    # equal counts, several lists, a way to the rest: nothing to record
     assert V.count_above_items({"q": "x", "hits": [1, 2], "total": 2}) == ""
     assert V.count_above_items({"a": [1], "b": [2], "total": 9}) == ""
-    assert V.count_above_items({"q": "x", "hits": [], "total": 9}) == ""
+    assert V.count_above_items({"q": "x", "hits": [], "total": 0}) == ""
+    # an empty page beside a count is recorded, and read as partial by the store norm only
+    assert V.count_above_items({"hits": [], "total": 9}) == "total" and not V.read_value({"hits": [], "total": 9}).found
     assert V.count_above_items({"q": "x", "hits": [1], "total": 9, "nextPageToken": "t"}) == ""
     assert V.count_above_items({"q": "x", "data": [1], "meta": {"count": 5}}) == "meta.count"
     healthy = signals.tool_result_signals({"q": "x", "hits": [1, 2], "total": 2})
@@ -546,3 +548,34 @@ def test_a_2xx_model_body_with_no_answer_and_a_status_envelope_is_a_body_error()
                "content": [{"type": "text", "text": "Here you are."}]}
     assert signals.messages_body_signals(healthy) == {}
     assert A.RESPONSE_BODY_ERROR not in signals.body_signals({"choices": [], "usage": {"total_tokens": 0}})
+
+
+@pytest.mark.parametrize("text,meaning,healthy", [
+    # an Erlang/Elixir error term is an error report, not broken JSON (its atoms are not quoted keys)
+    ('{error,{failed_connect,[{to_address,{"billing.internal",443}},{inet,[inet],nxdomain}]}}', "connection",
+     '{"error_count": 0, "connected": true}'),
+    # an XHTML error page behind its XML declaration (Varnish's "Guru Mediation" page)
+    ('<?xml version="1.0" encoding="utf-8"?>\n<html><head><title>503 Backend is unhealthy</title></head><body>'
+     '<h1>Error 503 Backend is unhealthy</h1></body></html>', "error",
+     '<?xml version="1.0"?><order><id>7</id></order>'),
+    # an XML error about one of the call's fields (Recurly API v2)
+    ('<?xml version="1.0" encoding="UTF-8"?>\n<errors><error field="transaction.amount_in_cents" '
+     'symbol="greater_than_invoice">is greater than the invoice total</error></errors>', "invalid_request",
+     '<?xml version="1.0"?><refund><field>amount</field></refund>'),
+    # a first line that says an error occurred, the platform's code below it (Vercel)
+    ("An error occurred with your deployment\n\nFUNCTION_INVOCATION_TIMEOUT\n\niad1::k9x2v-1765000000000", "timeout",
+     "An overview of error handling in deployments\n\nSee the guide below."),
+])
+def test_error_forms_of_runtimes_edges_and_billing_apis(text: str, meaning: str, healthy: str) -> None:
+    got = tool_signals.tool_result_signals(text)
+    assert got[A.TOOL_RESULT_IS_ERROR] and got[A.TOOL_RESULT_FAILURE] == meaning, got
+    assert not tool_signals.tool_result_signals(healthy)[A.TOOL_RESULT_IS_ERROR]
+
+
+def test_a_field_map_reads_as_validation_whatever_the_field_is_called() -> None:
+    """Laravel's 422 keys messages by field, and a field may be called ``status``; a report's own
+    ``status`` holds a string, never a list of messages."""
+    said = "The selected status is invalid."
+    got = V.read_value({"message": said, "errors": {"status": [said]}})
+    assert got.is_error and got.meaning == "invalid_request" and "field_errors" in got.evidence
+    assert V.read_value({"errors": {"status": "open", "code": "E1"}}).meaning != "invalid_request"
