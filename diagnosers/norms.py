@@ -9,7 +9,8 @@ breaks it is evidence no single episode holds:
 
 - *renamed*: usual keys are missing and the answer carries keys the tool almost never returns
   (``RARE``): the same facts under other names;
-- *cut*: at least half of the usual keys are missing and nothing stands in their place;
+- *cut*: at least two of the usual keys, and a third of them or more, are missing and nothing
+  stands in their place (one optional-looking member left out is no cut);
 - *numbers as strings*: the answer delivers numbers as strings, which the tool's answers almost
   never do (an API writes its amounts one way: Amadeus always as strings, most as numbers);
 - *empty*: ``[]``, ``{}``, ``null`` or ``""`` from a tool that almost never answers empty (a
@@ -230,7 +231,7 @@ class ToolNorms:
             unfamiliar = tuple(sorted(k for k in have if norm.rare(k)))
             if unfamiliar:
                 return Deviation("key_rename", level, missing, unfamiliar, norm.results)
-            if 2 * len(missing) >= len(norm.usual):
+            if len(missing) >= 2 and 3 * len(missing) >= len(norm.usual):
                 return Deviation("truncated", level, missing, (), norm.results)
         if o.result_numeric_strings and values is not None and values.rare(NUMBERS_AS_STRINGS):
             return Deviation("key_rename", "values", (), (), values.results)

@@ -35,7 +35,7 @@ Name the single root cause: a fault type and the step where it happened, followi
   arguments that are not JSON, an unknown tool, prose where JSON was asked) are not faults;
   neither is a tool refusing such a call.
 - A tool answer marked unlike_store(type: ...) breaks what that tool returns in nearly every clean
-  result across the store (usual keys renamed, half of them gone, or a count above the items it
+  result across the store (usual keys renamed, a third of them gone, or a count above the items it
   holds): that type, on that step.
 - Weak signs alone (keys missing compared with other results, a value nowhere in the conversation,
   a slow call the agent went on from) do not name a root cause.
