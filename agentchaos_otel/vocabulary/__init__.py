@@ -27,6 +27,5 @@ from agentchaos_otel.vocabulary.read import (
 from agentchaos_otel.vocabulary.table import GENERIC, MEANINGS, Hit, load
 
 __all__ = ["GENERIC", "MEANINGS", "NOTHING", "Hit", "Reading", "code_meaning", "count_above_items",
-           "finish_reason_meaning",
-           "http_status_meaning", "listing_key", "load", "method_kind", "read_exception", "read_exception_names",
-           "read_flagged_text", "read_result", "read_text", "read_value"]
+           "finish_reason_meaning", "http_status_meaning", "listing_key", "load", "method_kind", "read_exception",
+           "read_exception_names", "read_flagged_text", "read_result", "read_text", "read_value"]

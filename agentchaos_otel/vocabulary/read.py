@@ -1037,21 +1037,20 @@ def _more_than_shown(obj: dict[str, Any]) -> str:
             if isinstance(left, int) and not isinstance(left, bool) and left > 0:
                 return "count:remainingItemCount"
     counted = count_above_items(obj)
-    if counted and not any(type(v) is list and v for v in obj.values()):
-        return ""  # an empty page with a count: the store's norm of the tool decides
-    if not counted or counted.startswith("meta."):
-        return f"count:{counted}" if counted else ""
-    if any(type(v) is not list and (k := norm(key)) not in _COUNT_KEYS and k not in _META_KEYS
-           for key, v in list(obj.items())[:MAX_KEYS] if isinstance(key, str)):
+    if not counted or not any(type(v) is list and v for v in obj.values()):
+        return ""  # no count above the items, or an empty page beside one: the store's norm decides
+    if not counted.startswith("meta.") and any(
+            type(v) is not list and (k := norm(key)) not in _COUNT_KEYS and k not in _META_KEYS
+            for key, v in list(obj.items())[:MAX_KEYS] if isinstance(key, str)):
         return ""  # other members carry data of their own: not a listing
     return f"count:{counted}"
 
 
 def count_above_items(obj: dict[str, Any]) -> str:
     """The count member of an answer with one list (empty or not) that says more items exist
-    than the list holds, when nothing in the answer offers the rest: ``meta.<key>`` for a JSON:API-style count
-    under ``meta`` (about the answer, whatever else it holds), else the top-level key. '' when
-    there is none.
+    than the list holds, when nothing in the answer offers the rest: ``meta.<key>`` for a
+    JSON:API-style count under ``meta`` (about the answer, whatever else it holds), else the
+    top-level key. '' when there is none.
 
     Whether a top-level count beside other data is a cut depends on the tool: an order's
     ``total`` is an amount above its item count in every answer, a search's ``total`` equals
