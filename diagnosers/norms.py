@@ -41,7 +41,7 @@ import duckdb
 
 from agentchaos_otel import attributes as A
 from agentchaos_otel.records import EpisodeTrace
-from agentchaos_otel.store.database.connect import StoreError
+from agentchaos_otel.store.database.connect import StoreError, attach_read_only
 from agentchaos_otel.store.database.schema import jpath
 from agentchaos_otel.store.read.chunks import source_sql
 from agentchaos_otel.trace import foreign
@@ -92,6 +92,13 @@ class Deviation:
     missing: tuple[str, ...]
     unfamiliar: tuple[str, ...]
     results: int  # clean results the norm was read from
+
+    def brief(self) -> str:
+        """The deviation in a few words, as the LLM diagnoser's step line shows it."""
+        if self.level == "count":
+            return f"{self.fault_type}: count {self.missing[0]} above items"
+        return (f"{self.fault_type}: missing {','.join(self.missing[:6])}"
+                + (f"; unfamiliar {','.join(self.unfamiliar[:6])}" if self.unfamiliar else ""))
 
     def describe(self) -> str:
         if self.level == "count":
@@ -271,7 +278,7 @@ def _store_rows(sql: str, attach: str | None, memory: str | None) -> list[tuple[
     conn = duckdb.connect(config=config)
     try:
         if attach is not None:
-            conn.execute(f"ATTACH '{attach.replace(chr(39), chr(39) * 2)}' AS src (READ_ONLY)")
+            conn.execute(attach_read_only(attach, "src"))
         conn.execute(f"CREATE TEMP VIEW spans AS {sql}")
         return conn.execute(_STORE_SQL).fetchall()
     finally:

@@ -135,11 +135,7 @@ def step_line(o: Observation, median_ms: float, view: EpisodeView | None = None)
         if o.result_numeric_strings:
             parts.append(f"numeric_strings={o.result_numeric_strings}")
         if view is not None and view.norms is not None and (d := view.norms.deviation(o)) is not None:
-            if d.level == "count":
-                parts.append(f"unlike_store({d.fault_type}: count {d.missing[0]} above items)")
-            else:
-                parts.append(f"unlike_store({d.fault_type}: missing {','.join(d.missing[:6])}"
-                             + (f"; unfamiliar {','.join(d.unfamiliar[:6])}" if d.unfamiliar else "") + ")")
+            parts.append(f"unlike_store({d.brief()})")
         if o.tool_args_digest:
             parts.append(f"args#{o.tool_args_digest[:6]}")
         if o.result_digest:

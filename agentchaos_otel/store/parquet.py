@@ -36,7 +36,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from agentchaos_otel.store.database import schema
-from agentchaos_otel.store.database.connect import StoreError
+from agentchaos_otel.store.database.connect import StoreError, attach_read_only
 
 logger = logging.getLogger(__name__)
 
@@ -177,7 +177,7 @@ def open_dataset(directory: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection
                      [schema.SCHEMA_VERSION, schema.STORE_APP, schema.views_digest(), time.time_ns()])
         derived = root / DERIVED_DB
         if derived.is_file() and derived.stat().st_size > 0:
-            conn.execute(f"ATTACH '{str(derived).replace(chr(39), chr(39) * 2)}' AS derived (READ_ONLY)")
+            conn.execute(attach_read_only(derived, "derived"))
             tables = conn.execute("SELECT table_name FROM information_schema.tables WHERE table_catalog = "
                                   "'derived' AND table_type = 'BASE TABLE'").fetchall()
             for (name,) in tables:

@@ -244,6 +244,13 @@ def open_store(path: str | os.PathLike[str], read_only: bool = True, *,
         conn.close()
 
 
+def attach_read_only(path: str | os.PathLike[str], alias: str) -> str:
+    """The statement that attaches the DuckDB file at ``path`` read-only as ``alias`` (a path
+    cannot be a bound parameter of ATTACH, so its quotes are doubled here, in one place)."""
+    quoted = str(path).replace("'", "''")
+    return f"ATTACH '{quoted}' AS {_quote(alias)} (READ_ONLY)"
+
+
 def _quote(name: str) -> str:
     if not _IDENT.match(name):
         raise StoreError(f"invalid SQL identifier: {name!r}")

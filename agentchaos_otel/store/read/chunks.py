@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 
 from agentchaos_otel.store.database import schema
-from agentchaos_otel.store.database.connect import StoreError, connect, is_busy
+from agentchaos_otel.store.database.connect import StoreError, attach_read_only, connect, is_busy
 
 # Intermediate views read more than once by the public views; computed once per chunk.
 MATERIALISED = ("span_roles", "wrapper_spans", "trace_roots", "agent_roots", "step_spans")
@@ -59,8 +59,7 @@ class ChunkedStore:
         self.path = str(path)
         sql, attach = source_sql(path)
         self.conn = duckdb.connect()
-        quoted = None if attach is None else attach.replace("'", "''")
-        self._attach_sql = None if quoted is None else f"ATTACH '{quoted}' AS src (READ_ONLY)"
+        self._attach_sql = None if attach is None else attach_read_only(attach, "src")
         try:
             self.conn.execute("SET enable_progress_bar = false")
             with self._source():
