@@ -1036,7 +1036,7 @@ def _more_than_shown(obj: dict[str, Any]) -> str:
             left = holder.get("remainingItemCount")
             if isinstance(left, int) and not isinstance(left, bool) and left > 0:
                 return "count:remainingItemCount"
-    counted = count_above_items(obj)
+    counted = _count_above_items(obj)
     if not counted or not any(type(v) is list and v for v in obj.values()):
         return ""  # no count above the items, or an empty page beside one: the store's norm decides
     if not counted.startswith("meta.") and any(
@@ -1057,6 +1057,13 @@ def count_above_items(obj: dict[str, Any]) -> str:
     its hits in every answer but a cut one. ``_more_than_shown`` reads it alone only in a
     listing; elsewhere the store's norm of the tool decides (``diagnosers/norms.py``).
     """
+    try:
+        return _count_above_items(obj)
+    except Exception:  # noqa: BLE001 - a reader never breaks its caller (a tool may return any mapping)
+        return ""
+
+
+def _count_above_items(obj: dict[str, Any]) -> str:
     shown = -1
     for v in obj.values():
         if type(v) is list:
