@@ -340,8 +340,8 @@ TOOL_FORMS: list[Form] = [
               "errorType": "security"}), 401, PAY),
     Form("adyen_internal", "adyen", "error", "tool_result",
          "https://docs.adyen.com/development-resources/error-codes/", "text", json.dumps(
-             {"status": 500, "errorCode": "905_3", "message": "Could not find an acquirer account for the provided "
-              "currency (USD).", "errorType": "configuration"}), 500, PAY),
+             {"status": 500, "errorCode": "901", "message": "Internal error", "errorType": "internal",
+              "pspReference": "V4HZ4RBFJGXXGN82"}), 500, PAY),
     Form("authnet_auth_failed", "authorize_net", "auth", "tool_result",
          "https://developer.authorize.net/api/reference/responseCodes.html?code=E00007", "text", json.dumps(
              {"messages": {"resultCode": "Error", "message": [{"code": "E00007", "text":

@@ -20,6 +20,7 @@ from benchmarks.blind.round9.runner import Spec
 from benchmarks.blind.round9.world import KINDS
 
 KIND_NAMES = sorted(KINDS)
+TWICE = set(WRITES) - {"cancel_appointment"}  # calls whose repeat takes effect twice
 STREAM_ONLY = {"cut", "cut_mid", "stream_error", "slow"}
 RETRYABLE = {408, 409, 429} | set(range(500, 600))
 SLIPS = [("give_up", 6), ("wrong_slot", 5), ("dollars", 4), ("missing_param", 4), ("unknown_tool", 4),
@@ -46,7 +47,7 @@ class Planner:
         self.tool_errors = _cycle(self.rng, errors)
         self.text_errors = _cycle(self.rng, [f for f in errors if f.kind == "text"])
         self.data = _cycle(self.rng, data)
-        self.llm = _cycle(self.rng, LLM_FORMS)
+        self.pools: dict[str, Iterator[Form]] = {"root": _cycle(self.rng, LLM_FORMS)}
 
     # -- basics ---------------------------------------------------------------------------------
     def spec(self, kinds: list[str], *, stream: bool | None = None, provider: str = "", retries: int | None = None,
@@ -57,7 +58,7 @@ class Planner:
                     provider=provider or r.choice(PROVIDERS).name,
                     stream=(r.random() < 0.35) if stream is None else stream,
                     max_retries=r.choice([0, 1, 2]) if retries is None else retries,
-                    timeout=r.choice([2.0, 2.5]), persona=Persona(parallel_search=parallel and len(kinds) > 1))
+                    timeout=r.choice([4.0, 5.0]), persona=Persona(parallel_search=parallel and len(kinds) > 1))
 
     def kinds(self, lo: int, hi: int) -> list[str]:
         return [self.rng.choice(KIND_NAMES) for _ in range(self.rng.randint(lo, hi))]
@@ -96,12 +97,14 @@ class Planner:
             return True
         return True
 
-    def llm_form(self, pred: object = None) -> Form:
-        for _ in range(400):
-            f = next(self.llm)
-            if pred is None or pred(f):  # type: ignore[operator]
-                return f
-        raise RuntimeError("no llm form fits")
+    def llm_form(self, pool: str = "root") -> Form:
+        """The next LLM form of a pool: every root form in turn; seconds and absorbed ones apart."""
+        if pool not in self.pools:
+            fits = {"second": lambda f: f.kind != "stale",
+                    "retried": lambda f: f.kind in ("drop", "sleep") or (f.kind == "http" and f.status in RETRYABLE),
+                    "retried_http": lambda f: f.kind == "http" and f.status in RETRYABLE}[pool]
+            self.pools[pool] = _cycle(self.rng, [f for f in LLM_FORMS if fits(f)])
+        return next(self.pools[pool])
 
     def place_llm(self, spec: Spec, form: Form, *, turns: range | None = None) -> None:
         """Put an LLM form on a turn where it changes what happens (persisting across SDK retries)."""
@@ -114,8 +117,8 @@ class Planner:
             spec.stream = True
         candidates = list(turns or range(len(ops)))
         if form.kind == "stale":
-            candidates = [t for t in candidates if t > 0 and ops[t - 1][1] in WRITES] or \
-                [t for t in range(1, len(ops) + 1) if ops[t - 1][1] in WRITES]
+            candidates = [t for t in candidates if t > 0 and ops[t - 1][1] in TWICE] or \
+                [t for t in range(1, len(ops) + 1) if ops[t - 1][1] in TWICE]
         turn = self.rng.choice(candidates)
         attempts = spec.max_retries + 1 if form.kind in ("drop", "sleep") or (
             form.kind == "http" and form.status in RETRYABLE) else 1
@@ -159,7 +162,7 @@ def plan(seed: int, size: int = 320) -> list[Spec]:
                     second, _, op2 = p.tool_form([ks[n2]], 0, data=False)
             s.tool_faults[(n2, op2, 1)] = second
         else:
-            second = p.llm_form(lambda f: f.kind not in ("stale",))
+            second = p.llm_form("second")
             start = KINDS[ks[0]].index(op1) + 1  # the first patient is given up at its fault
             p.place_llm(s, second, turns=range(start, start + len(p.flat(ks[1:]))))
         s.root, s.category, s.note = first, "faulted_failure", "two_faults"
@@ -214,11 +217,11 @@ def plan(seed: int, size: int = 320) -> list[Spec]:
             s.tool_faults[(n, op, 1)] = form
             s.persona.retries[(n, op)] = 1
         elif i % 8 == 3:
-            form = next(f for f in LLM_FORMS if f.kind == "slow")
+            form = dataclasses.replace(next(f for f in LLM_FORMS if f.kind == "slow"), name="slow_reply_waited_out")
             s.stream = False
             s.llm_faults[(r.randrange(len(p.flat(ks))), 1)] = form
         else:
-            form = p.llm_form(lambda f: f.kind in ("drop", "sleep") or (f.kind == "http" and f.status in RETRYABLE))
+            form = p.llm_form("retried")
             if form.provider:
                 s.provider = form.provider
             s.llm_faults[(r.randrange(len(p.flat(ks)) + 1), 1)] = form
@@ -240,7 +243,7 @@ def plan(seed: int, size: int = 320) -> list[Spec]:
         s.persona.slip, s.persona.slip_item, s.persona.slip_op = slip, n, op
         s.category, s.note = "unfaulted_failure", slip
         if i % 4 == 3:  # an absorbed fault before the slip
-            form = p.llm_form(lambda f: f.kind == "http" and f.status in RETRYABLE)
+            form = p.llm_form("retried_http")
             s.provider, s.max_retries = form.provider or s.provider, max(1, s.max_retries)
             s.llm_faults[(0, 1)] = form
             s.root = form

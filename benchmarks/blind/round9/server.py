@@ -56,6 +56,12 @@ def _rid(p: Provider, key: str) -> str:
     return p.id_prefix + h[:24]
 
 
+def _cut_point(args: str) -> int:
+    """Where a cut leaves the first argument's value unfinished."""
+    at = args.find('": "')
+    return min(len(args) - 1, at + 6) if at >= 0 else max(1, len(args) // 2)
+
+
 def _garble(args: dict[str, Any], rng: random.Random, symbols: bool) -> dict[str, Any]:
     out = {}
     for k, v in args.items():
@@ -104,9 +110,9 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(2)
             return
         if kind == "sleep":
-            time.sleep(s.timeout + 0.6)
+            time.sleep(s.timeout + 2.5)
         elif kind == "slow" and not stream:
-            time.sleep(min(0.5, s.timeout / 3))
+            time.sleep(min(1.0, s.timeout / 4))
         if kind == "http":
             assert form is not None
             headers = {"retry-after": "1"} if form.status == 429 and p.name in ("openrouter", "litellm") else {}
@@ -134,7 +140,7 @@ class Handler(BaseHTTPRequestHandler):
             calls, finish = [], form.finish
         elif kind == "args_cut" and calls:
             name, args = calls[0]
-            calls, finish = [(name, args[: len(args) // 2])], "length"
+            calls, finish = [(name, args[: _cut_point(args)])], "length"
         elif kind in ("corrupt", "corrupt_text") and calls:
             calls = [(c.name, json.dumps(_garble(c.args, rng, kind == "corrupt_text"), ensure_ascii=False))
                      for c in reply.calls]
@@ -154,7 +160,7 @@ class Handler(BaseHTTPRequestHandler):
             if kind in ("cut", "cut_mid", "stream_error", "slow"):
                 assert form is not None
                 events = self._break(events, form, s, bool(calls))
-                self._stream(events, stall=s.timeout + 1.0 if kind == "slow" else 0.0)
+                self._stream(events, stall=s.timeout + 2.5 if kind == "slow" else 0.0)
                 return
             s.last_stream = events
             self._stream(events)
@@ -190,7 +196,7 @@ class Handler(BaseHTTPRequestHandler):
         for n, ((name, args), cid) in enumerate(zip(calls, ids, strict=True)):
             out.append(chunk({"tool_calls": [{"index": n, "id": cid, "type": "function",
                                               "function": {"name": name, "arguments": ""}}]}))
-            half = len(args) // 2
+            half = _cut_point(args)
             for part in (args[:half], args[half:]):
                 out.append(chunk({"tool_calls": [{"index": n, "function": {"arguments": part}}]}))
         out.append(chunk({}, finish, usage={"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}))
@@ -199,7 +205,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def _break(self, events: list[str], form: Form, s: Session, has_calls: bool) -> list[str]:
         body = [e for e in events if not e.startswith(":")]
-        keep = max(2, len(body) * 2 // 3 - 1) if has_calls else max(2, len(body) // 2)
+        if has_calls:  # through the first part of the first call's arguments, cut inside its first value
+            keep = next(n for n, e in enumerate(body) if '"arguments": ""' in e) + 2
+        else:
+            keep = max(2, len(body) // 2)
         head = [e for e in events if e.startswith(":")] + body[:keep]
         if form.kind == "cut":
             return head
@@ -258,6 +267,13 @@ class Sim(ThreadingHTTPServer):
         self.sessions: dict[str, Session] = {}
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
         self.thread.start()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that closed its kept-alive connection is not an error of the server."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
     @property
     def port(self) -> int:
