@@ -89,6 +89,8 @@ def build(db: Path, labels: Path, seed: int, size: int) -> int:
                "target": label.get("target", ""), "step": label.get("step"), "category": label["category"],
                "form": label.get("form", ""), "family": label.get("family", ""), "source": label.get("source", ""),
                "success": res["success"], "n_steps": len(res["events"])}
+        if "second_form" in label and row["category"] == "faulted_failure":
+            row["second_form"] = label["second_form"]
         if "step_tool" in label:
             row["step_tool"] = label["step_tool"]
         if row["fault_type"] in ("none", "none_found"):

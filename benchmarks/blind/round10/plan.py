@@ -134,8 +134,13 @@ def compose(seed: int, size: int) -> list[tuple[Spec, dict[str, Any]]]:
     rng.shuffle(tool_forms)
     rng.shuffle(llm_forms)
     second_forms = [f for f in TOOL_FORMS if f.how in ("json", "xml", "text") and f.label != "truncated"]
+    data_kinds = ("wrong_value", "truncated", "key_rename", "wrong_value", "truncated", "key_rename", "empty",
+                  "malformed_json")
+    by_kind = {k: [f for f in tool_forms if f.family == k] for k in set(data_kinds)}
+    data_forms = [by_kind[k][n % len(by_kind[k])] for n in range(4) for k in data_kinds]
+    error_forms = [f for f in tool_forms if f.how != "data"]
     out = []
-    ti = li = 0
+    ti = li = di = 0
     for i, cat in enumerate(cats):
         r = random.Random(seed * 100_003 + i)
         wseed = seed * 1000 + i
@@ -145,8 +150,14 @@ def compose(seed: int, size: int) -> list[tuple[Spec, dict[str, Any]]]:
         use_llm = cat == "faulted_failure" and not long and not two and i % 5 in (0, 2)
         form = None
         if cat == "faulted_failure" and not use_llm:
-            form = tool_forms[ti % len(tool_forms)]
-            ti += 1
+            # about a third of the tool faults are data faults (values, cuts, renames, empties), as the
+            # taxonomy's tool-result kinds weigh them; the rest cycle through the published error forms
+            if i % 3 == 0:
+                form = data_forms[di % len(data_forms)]
+                di += 1
+            else:
+                form = error_forms[ti % len(error_forms)]
+                ti += 1
         trunc = form is not None and form.extra.get("op") in TRUNC
         if long:
             shape = "sweep" if trunc or r.random() < 0.3 else "audit"
