@@ -56,8 +56,13 @@ async def _run_all(specs: list[Any], workers: int) -> list[Outcome]:
         async with gate:
             return await run_episode(spec, sim)
 
+    def waits(spec: Any) -> int:  # episodes that mostly wait (timeouts, stalls, retries) start first
+        return -sum(1 for f in spec.llm_faults.values() if f.kind in ("sleep", "slow", "drop", "http"))
+
+    order = sorted(range(len(specs)), key=lambda k: (waits(specs[k]), k))
     try:
-        return list(await asyncio.gather(*(one(s) for s in specs)))
+        done = await asyncio.gather(*(one(specs[k]) for k in order))
+        return [o for _, o in sorted(zip(order, done, strict=True), key=lambda pair: pair[0])]
     finally:
         sim.close()
 
