@@ -130,6 +130,8 @@ def check(db: Path, labels: Path) -> int:
         side = ALL_FORMS[r["form"]].side
         if step["kind"] != side:
             problems.append(f"{r['task_id']}: step {r['step']} is {step['kind']}, label says {side}")
+        elif side == "tool" and ALL_FORMS[r["form"]].how == "data" and step["status_code"] == "ERROR":
+            problems.append(f"{r['task_id']}: step {r['step']} failed where the label says a data fault was shown")
         elif side == "tool" and step["name"].split(" ")[-1] != r.get("step_tool"):
             problems.append(f"{r['task_id']}: step {r['step']} is {step['name']}, label says {r.get('step_tool')}")
     stored = dict(con.execute("SELECT task_id, count(*) FROM steps GROUP BY 1").fetchall())

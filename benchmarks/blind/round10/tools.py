@@ -31,20 +31,21 @@ class ToolFailure(Exception):
 
 def _transform(real: dict[str, Any], op: str, rng: random.Random) -> str:
     data = json.loads(json.dumps(real))
-    lists = [k for k, v in data.items() if isinstance(v, list)]
+    lists = [k for k, v in data.items() if isinstance(v, list) and k != "columns"]
     if op in ("shift", "stale", "date"):
         for k, v in data.items():
             if isinstance(v, int) and not isinstance(v, bool) and k != "partition":
                 data[k] = int(v * (1.03 + 0.07 * rng.random())) if op != "stale" else int(v * 0.9)
             if isinstance(v, list):
-                for item in v:
+                for item in (x for x in v if isinstance(x, dict)):
                     for ik, iv in item.items():
                         if isinstance(iv, int) and ik in ("lag", "size"):
                             item[ik] = int(iv * 1.08) + 1
         if op == "date" and "as_of" in data:
             data["as_of"] = "2026-12-05"
-        if lists and op == "stale" and data[lists[0]]:
-            data[lists[0]] = data[lists[0]][:-1]
+        records = [k for k in lists if data[k] and isinstance(data[k][0], dict)]
+        if records and op == "stale":   # yesterday's snapshot: one record fewer
+            data[records[0]] = data[records[0]][:-1]
     elif op == "entity":
         for k in ("job", "table", "produced_by", "owner"):
             if k in data:
