@@ -110,10 +110,29 @@ def is_duplicate(span_id: int) -> bool:
     return span_id in _DUPLICATES
 
 
-def _where() -> tuple[int, Any]:
-    """The thread and asyncio task running now: a span started here belongs to what runs here."""
+_Where = tuple[int, Any, otel_context.Context]
+
+
+def _where() -> _Where:
+    """The thread and asyncio task running now, and the current context: a span started here
+    belongs to what runs here."""
     loop = asyncio._get_running_loop()  # None outside a loop, where current_task() would raise
-    return threading.get_ident(), asyncio.current_task(loop) if loop is not None else None
+    return threading.get_ident(), asyncio.current_task(loop) if loop is not None else None, otel_context.get_current()
+
+
+def _same_flow(started: _Where | None, here: _Where) -> bool:
+    """Whether a span started at ``started`` belongs to the work running ``here``.
+
+    The same thread and task; or a callback that an asyncio application ran in an executor
+    thread with a copy of the calling task's context (LangChain runs the synchronous callback
+    handlers of an async chain that way, OpenInference's tracer among them): outside any task,
+    in another thread, with the very context object that is current here.
+    """
+    if started is None:
+        return False
+    if started[:2] == here[:2]:
+        return True
+    return started[1] is None and started[0] != here[0] and started[2] is here[2]
 
 
 def adoptable_parent(model: str | None, current: Any = None) -> Span | None:
@@ -182,7 +201,7 @@ class EpisodeSpanProcessor(SpanProcessor):
         self._open: dict[int, dict[int, Span]] = {}  # trace -> open spans of others, in start order
         self._roots: dict[int, Span] = {}  # trace -> its open local root (zero-code episodes)
         self._bound: set[int] = set()  # traces this processor bound a state to
-        self._started_in: dict[int, tuple[int, Any]] = {}  # tracked span -> thread and task it started in
+        self._started_in: dict[int, _Where] = {}  # tracked span -> _where() at start
         self._over_ours: set[int] = set()  # tracked spans, kind unknown, with one of our LLM spans under them
         self._lock = threading.Lock()
         self._pending_refusal: str | None = None
@@ -329,14 +348,14 @@ class EpisodeSpanProcessor(SpanProcessor):
         pool = unpaired or candidates  # a span already paired takes the retries of its call
         return max(pool, key=lambda c: c.start_time or 0) if pool else None
 
-    def open_owner(self, model: str | None, where: tuple[int, Any], current: Any) -> Span | None:
+    def open_owner(self, model: str | None, where: _Where, current: Any) -> Span | None:
         """The span of another instrumentation an LLM call belongs to (``adoptable_parent``)."""
         ctx = current.get_span_context()
         after = getattr(current, "start_time", None) or 0 if ctx.is_valid else 0
         with self._lock:
             pool = self._open.get(ctx.trace_id, {}).values() if ctx.is_valid \
                 else [s for trace_spans in self._open.values() for s in trace_spans.values()]
-            spans = [s for s in pool if self._started_in.get(s.get_span_context().span_id) == where
+            spans = [s for s in pool if _same_flow(self._started_in.get(s.get_span_context().span_id), where)
                      and (s.start_time or 0) > after and s is not current]
         if not spans:
             return None

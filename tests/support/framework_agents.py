@@ -15,6 +15,7 @@ traces through OpenInference's trace processor; Google ADK always writes its nat
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import random
@@ -126,8 +127,13 @@ def _langgraph(base_url: str, own_tracing: bool) -> Agent:
         llm = ChatOpenAI(model=MODEL, base_url=base_url, api_key="sk-framework-test", max_retries=2)
         graph = create_react_agent(llm, [tool(_weather(runs))], prompt=INSTRUCTIONS)
 
+    turns = itertools.count()
+
     def run(prompt: str) -> str:
-        out = graph.invoke({"messages": [("user", prompt)]})
+        question = {"messages": [("user", prompt)]}
+        # Every other task the async way: LangChain then runs the tracer's callbacks in executor
+        # threads, away from the task that makes the HTTP call.
+        out = asyncio.run(graph.ainvoke(question)) if next(turns) % 2 else graph.invoke(question)
         return str(out["messages"][-1].content)
 
     return Agent(run, runs)
