@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel import signals
+from agentchaos_otel import signals, tool_signals
 from agentchaos_otel.trace import messages as genai_messages
 
 # Fact -> attribute names that carry it, in precedence order.
@@ -152,6 +152,9 @@ def derive_tool(attrs: dict[str, Any]) -> dict[str, Any]:
     derived = dict(attrs)
     derived.update(signals.tool_result_signals(result))
     args = first_present(attrs, TOOL_ARGUMENTS)
-    if args is not None and A.TOOL_RESULT_ECHO_MISMATCH not in attrs:
-        derived[A.TOOL_RESULT_ECHO_MISMATCH] = signals.echo_mismatches(args, result)
+    if args is not None:
+        if A.TOOL_RESULT_ECHO_MISMATCH not in attrs:
+            derived[A.TOOL_RESULT_ECHO_MISMATCH] = signals.echo_mismatches(args, result)
+        if A.TOOL_ARGS_DIGEST not in attrs:  # an identical retry is told by its arguments
+            derived[A.TOOL_ARGS_DIGEST] = tool_signals.args_digest(tool_signals.parsed_result(args))
     return derived

@@ -188,3 +188,26 @@ def test_a_slow_final_answer_is_latency_only_when_the_agent_said_a_deadline_pass
         A.EPISODE_ERROR: "turn deadline exceeded: the model call took longer than 1.5s"})
     d = diagnose_episodes(RuleDiagnoser(), [ep])[0]
     assert (d.fault_type, d.step) == ("latency", 3)
+
+
+def test_a_tool_retry_traced_only_by_another_instrumentation_is_absorbed() -> None:
+    """OpenInference's tool spans carry the call's arguments and result as captured text, none of
+    our signals: the identical retry is still told by its arguments, and absorbs the failure."""
+    def oi_tool(step: int, output: Any, args: dict[str, Any]) -> StepRecord:
+        import json
+
+        attrs = {A.OI_SPAN_KIND: "TOOL", A.OI_TOOL_NAME: "get_weather", A.STEP: step,
+                 A.OI_INPUT_VALUE: json.dumps(args), A.OI_OUTPUT_VALUE: json.dumps(output)}
+        return StepRecord(step, f"s{step}", "tool", "get_weather", step * 10, step * 10 + 5, "OK", None, attrs)
+
+    steps = [llm_record(0, content=None, tool_calls=[WEATHER]),
+             oi_tool(1, {"error_code": "REQUEST_LIMIT_EXCEEDED", "message": "Exceeded rate limit. Retry later."},
+                     WEATHER[1]),
+             llm_record(2, content=None, tool_calls=[WEATHER]),
+             oi_tool(3, RESULT, {"unit": "c", "city": "Oslo"}),  # the same arguments in another order
+             llm_record(4, content="It is sunny.")]
+    d = verdict(steps)
+    assert d.fault_type == NONE_FOUND and "absorbed" in d.evidence, d
+    # Other arguments the second time: the agent changed its plan, and the rate limit is the root.
+    changed = [*steps[:3], oi_tool(3, RESULT, {"city": "Bergen", "unit": "c"}), steps[4]]
+    assert (verdict(changed).fault_type, verdict(changed).step) == ("rate_limit", 1)
