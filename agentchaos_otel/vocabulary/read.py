@@ -56,18 +56,19 @@ NOTHING = Reading(False)
 # ASP.NET Web API's HttpError carries ExceptionMessage beside its Message.
 ERROR_KEYS = frozenset({"error", "errors", "err", "errormessage", "errormessages", "errmsg", "exception", "fault",
                         "failure", "errorinfo", "errordetails", "errortype", "errorcode", "errordescription",
-                        "errorresult", "errorname", "errortext", "exceptionmessage"})
+                        "errorresult", "errorname", "errortext", "exceptionmessage", "failurereason"})
 # Members of an error report that hold codes, names and statuses.
 CODE_KEYS = frozenset({"code", "type", "reason", "status", "error", "name", "kind", "errorcode",
                        "errortype", "exception", "exctype", "class", "faultcode", "statuscode", "httpstatus",
                        "httpcode", "grpcstatus", "grpccode", "sqlstate", "pgcode", "errno", "title", "cause",
                        "subcode", "category", "responseflags", "domain", "errtype", "exceptiontype", "codename",
-                       "errorname"})
+                       "errorname", "failuretype", "failureorigin"})
 # Members of an error report that hold words.
 MESSAGE_KEYS = frozenset({"message", "msg", "detail", "details", "description", "title", "errormessage",
                           "errordescription", "faultstring", "reason", "text", "cause", "hint", "error",
                           "stack", "stacktrace", "trace", "info", "content", "output", "stderr", "errorsummary",
-                          "value", "errortext", "exceptionmessage", "messagedetail", "statusmsg"})
+                          "value", "errortext", "exceptionmessage", "messagedetail", "statusmsg",
+                          "externalmessage", "internalmessage"})  # Airbyte's FailureReason
 STATUS_KEYS = frozenset({"status", "state", "result", "outcome", "level", "severity", "levelname"})
 HTTP_STATUS_KEYS = frozenset({"status", "statuscode", "httpstatus", "httpstatuscode", "httpcode",
                               "responsecode", "code"})
@@ -868,6 +869,9 @@ def _read_value(value: Any) -> Reading:
             inner = _read_object(t, v, top=False)
             if inner.found:
                 return inner
+            inner = _graphql_fields(t, v)
+            if inner.is_error:
+                return inner
         elif type(v) is list:
             lists.append(v)
     # a batch of one whose only item failed (Vonage's {"message-count": "1", "messages": [{"status":
@@ -876,6 +880,24 @@ def _read_value(value: Any) -> Reading:
         inner = _read_object(t, lists[0][0], top=False)
         if inner.is_error:
             return inner
+    return NOTHING
+
+
+_ERROR_TYPE_RE = re.compile(r"(Exception|Error|Fault)$")
+# A GraphQL field that resolves to a result or an error type (Dagster's ``runOrError``): its
+# member's ``__typename`` says which, not its name.
+_UNION_FIELD_RE = re.compile(r"[a-z]Or(?:Error|Exception|Fault|Failure)$")
+
+
+def _graphql_fields(t: Table, data: dict[str, Any]) -> Reading:
+    """A GraphQL answer's root field that resolved to an error type of the schema's union
+    (``{"data": {"launchRun": {"__typename": "UnauthorizedError", "message": ...}}}``): the
+    operation failed, though the answer has no ``errors`` member."""
+    for v in list(data.values())[:MAX_KEYS]:
+        if isinstance(v, dict) and "__typename" in v:
+            got = _read_object(t, v, top=False)
+            if got.is_error:
+                return got
     return NOTHING
 
 
@@ -925,13 +947,17 @@ def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
         return Reading(False, "partial", more, "count")
     members = [(k, v) for k, v in list(obj.items())[:MAX_KEYS]
                if isinstance(k, str) and ((nk := norm(k)) in ERROR_KEYS
-                                          or (len(obj) == 1 and isinstance(v, dict) and _EXC_SUFFIX_RE.search(k))
+                                          or (len(obj) == 1 and isinstance(v, dict) and _EXC_SUFFIX_RE.search(k)
+                                              and not _UNION_FIELD_RE.search(k))
                                           or (nk == "baseresp" and _status_envelope(v))) and _truthy(v)]
     status = _status_reading(t, obj)
     kind = obj.get("__type")
     if isinstance(kind, str):  # AWS JSON protocols may qualify it: "com.amazonaws.sqs#OverLimit"
         kind = kind.rsplit("#", 1)[-1]
-    typed = isinstance(kind, str) and (bool(re.search(r"(Exception|Error|Fault)$", kind)) or norm(kind) in t.tokens)
+    typed = isinstance(kind, str) and (bool(_ERROR_TYPE_RE.search(kind)) or norm(kind) in t.tokens)
+    if not typed and isinstance(obj.get("__typename"), str):  # a GraphQL union's error member
+        kind = obj["__typename"]
+        typed = bool(_ERROR_TYPE_RE.search(kind))
     if not (members or failed or status or typed):
         notice = _partial_notice(t, obj)
         if notice:

@@ -579,3 +579,33 @@ def test_a_field_map_reads_as_validation_whatever_the_field_is_called() -> None:
     got = V.read_value({"message": said, "errors": {"status": [said]}})
     assert got.is_error and got.meaning == "invalid_request" and "field_errors" in got.evidence
     assert V.read_value({"errors": {"status": "open", "code": "E1"}}).meaning != "invalid_request"
+
+
+@pytest.mark.parametrize("result,meaning,healthy", [
+    # a GraphQL root field resolved to an error type of its union (Dagster's GraphQL API)
+    ({"data": {"launchRun": {"__typename": "UnauthorizedError", "message": "Viewer does not have permission."}}},
+     "auth", {"data": {"launchRun": {"__typename": "LaunchRunSuccess", "run": {"runId": "r1"}}}}),
+    # a `...OrError` field is a union: its member's type name decides, not the field's name
+    ({"data": {"runOrError": {"__typename": "RunNotFoundError", "message": "Run r9 could not be found."}}},
+     "not_found", {"data": {"runOrError": {"__typename": "Run", "runId": "r1", "status": "FAILURE"}}}),
+    # dbt Cloud's status envelope on every answer
+    ({"status": {"code": 429, "is_success": False, "user_message": "Request was throttled."}, "data": None},
+     "rate_limit", {"status": {"code": 200, "is_success": True, "user_message": "Success!"}, "data": {"id": 1}}),
+    # Airbyte's job with its FailureReason
+    ({"jobId": 5, "status": "failed", "failureReason": {"failureOrigin": "source", "failureType": "system_error",
+                                                        "externalMessage": "Something went wrong in the connector."}},
+     "error", {"jobId": 5, "status": "succeeded", "failureReason": None}),
+])
+def test_graphql_unions_and_job_envelopes_of_data_platforms(result: dict[str, Any], meaning: str,
+                                                            healthy: dict[str, Any]) -> None:
+    got = V.read_value(result)
+    assert got.is_error and got.meaning == meaning, got
+    assert not V.read_value(healthy).found
+
+
+def test_a_broker_answer_flagged_partial_is_partial_not_an_error() -> None:
+    """Pinot's broker keeps the rows of the servers that answered and says so."""
+    got = V.read_value({"resultTable": {"rows": [[0]]}, "partialResult": True, "numServersResponded": 2,
+                        "exceptions": [{"errorCode": 427, "message": "1 servers [s3] not responded"}]})
+    assert not got.is_error and got.meaning == "partial"
+    assert not V.read_value({"resultTable": {"rows": [[0]]}, "partialResult": False}).found
