@@ -22,6 +22,7 @@ GEN_AI_USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens"
 GEN_AI_USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
 GEN_AI_AGENT_NAME = "gen_ai.agent.name"
 GEN_AI_TOOL_NAME = "gen_ai.tool.name"
+GEN_AI_TOOL_DESCRIPTION = "gen_ai.tool.description"
 GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id"
 GEN_AI_TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
 GEN_AI_TOOL_CALL_RESULT = "gen_ai.tool.call.result"
@@ -200,6 +201,7 @@ OI_LLM_TOKEN_COUNT_PROMPT = "llm.token_count.prompt"
 OI_LLM_OUTPUT_MESSAGES_PREFIX = "llm.output_messages."
 OI_LLM_MODEL_NAME = "llm.model_name"
 OI_TOOL_NAME = "tool.name"
+OI_TOOL_DESCRIPTION = "tool.description"
 # --- trace store (DuckDB) -----------------------------------------------------------------------
 # Span classes the store views recognise. Other GenAI operations that produce text count as LLM
 # calls; OpenInference span kinds are upper-case values of OI_SPAN_KIND.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -206,15 +207,29 @@ def legacy_reply_reading(markers: tuple[str, ...]) -> tuple[str, str]:
     return meaning, f"{forms[0]} (error markers of an earlier recording)"
 
 
+_NOT_IDEMPOTENT_RE = re.compile(r"\b(?:not|non)[- ]idempotent\b", re.IGNORECASE)
+_READ_ONLY_RE = re.compile(r"\bread[- ]only\b|\bidempotent\b|\b(?:does|will) not (?:modify|change|write)\b",
+                           re.IGNORECASE)
+
+
 def declared_idempotent(a: dict[str, Any]) -> bool | None:
     """Whether the tool says repeating a call is harmless: MCP ``idempotentHint`` /
-    ``readOnlyHint`` / ``destructiveHint``, or the idempotency guard's declaration."""
+    ``readOnlyHint`` / ``destructiveHint``, the idempotency guard's declaration, or the tool's
+    description to the model (a function tool's only declaration: "Run a read-only SQL statement")."""
     if a.get(A.MCP_TOOL_READ_ONLY) is True or a.get(A.MCP_TOOL_IDEMPOTENT) is True:
         return True
     if a.get(A.MCP_TOOL_IDEMPOTENT) is False or a.get(A.MCP_TOOL_DESTRUCTIVE) is True:
         return False
     declared = a.get(A.GUARD_IDEMPOTENT)
-    return declared if isinstance(declared, bool) else None
+    if isinstance(declared, bool):
+        return declared
+    described = foreign.first_truthy(a, foreign.TOOL_DESCRIPTION)
+    if isinstance(described, str):
+        if _NOT_IDEMPOTENT_RE.search(described):
+            return False
+        if _READ_ONLY_RE.search(described):
+            return True
+    return None
 
 
 def observe_step(s: StepRecord, index: int) -> Observation:

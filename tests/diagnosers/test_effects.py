@@ -211,3 +211,24 @@ def test_a_tool_retry_traced_only_by_another_instrumentation_is_absorbed() -> No
     # Other arguments the second time: the agent changed its plan, and the rate limit is the root.
     changed = [*steps[:3], oi_tool(3, RESULT, {"city": "Bergen", "unit": "c"}), steps[4]]
     assert (verdict(changed).fault_type, verdict(changed).step) == ("rate_limit", 1)
+
+
+def test_a_tool_described_as_read_only_may_be_retried_whatever_its_verb() -> None:
+    """A function tool declares itself only through its description to the model: a `run_` tool
+    that says it is read-only took no effect twice when its timed-out call was retried."""
+    query = ("run_query", {"sql": "SELECT 1"})
+
+    def run(step: int, result: Any, description: str) -> StepRecord:
+        rec = tool_record(step, "run_query", result, args=query[1])
+        return StepRecord(rec.step, rec.span_id, rec.kind, rec.name, rec.start_ns, rec.end_ns, rec.status_code,
+                          rec.error_type, {**rec.attributes, A.GEN_AI_TOOL_DESCRIPTION: description})
+
+    def steps(description: str) -> list[StepRecord]:
+        return [llm_record(0, content=None, tool_calls=[query]), run(1, {"error": "timeout"}, description),
+                llm_record(2, content=None, tool_calls=[query]), run(3, {"rows": [[1]]}, description),
+                llm_record(4, content="One row.")]
+
+    assert verdict(steps("Run a read-only SQL statement on the warehouse.")).fault_type == NONE_FOUND
+    for description in ("Run a SQL statement on the warehouse.", "Run a job (not idempotent)."):
+        d = verdict(steps(description))
+        assert (d.fault_type, d.step) == ("timeout", 1) and "took effect twice" in d.evidence, d
