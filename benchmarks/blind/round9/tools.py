@@ -74,9 +74,6 @@ class StepCounter(BaseCallbackHandler):
     def __init__(self, run: Run) -> None:
         self.run = run
 
-    def on_chat_model_start(self, serialized: dict[str, Any], messages: Any, **kwargs: Any) -> None:
-        self.run.next_step()  # the framework's own LLM span (OpenInference) is a step of its own in the store
-
     def on_tool_start(self, serialized: dict[str, Any], input_str: str, **kwargs: Any) -> None:
         step = self.run.next_step()
         self.run.last_tool_step = step
