@@ -44,6 +44,7 @@ LATENCY_MIN_CALLS = 1  # other calls needed before a norm exists
 UNGROUNDED_MAX_STEPS = 1  # more steps with invented argument values than this is the episode's habit
 KEYS_LOST_SHARE = 0.5  # a result that lost this share of its tool's usual keys ...
 KEYS_SUPPORT = 2  # ... that this many earlier results agreed on
+NUMBERS_TURNED = 2  # numbers an answer delivers as strings beyond its tool's other answers: a conversion
 # An answer unlike its tool's store-wide norm (diagnosers/norms.py): strong, below an explicit report.
 NORM_CONFIDENCE = {"key_rename": 0.6, "truncated": 0.55}
 
@@ -517,9 +518,13 @@ def _tool_keys(o: Observation, v: EpisodeView) -> Finding | None:
                            f"earlier result of `{o.tool_name}`", strong=False)
         return Finding("key_rename", "tool_result", 0.8, f"{_where(o)}: unfamiliar keys ({new}) "
                        f"vs other results of `{o.tool_name}`")
-    if (o.result_numeric_strings or 0) > (ref.numeric_strings or 0) and o.result_shape != ref.shape:
-        return Finding("key_rename", "tool_result", 0.7, f"{_where(o)}: numbers turned into strings "
-                       f"vs other results of `{o.tool_name}`")
+    gained = (o.result_numeric_strings or 0) - (ref.numeric_strings or 0)
+    if gained > 0 and o.result_shape != ref.shape:
+        # One more digit string is one record's own data (a phone number, a postal code, an id
+        # another record lacks); a conversion of the answer's numbers changes several at once.
+        strong = gained >= NUMBERS_TURNED
+        return Finding("key_rename", "tool_result", 0.7 if strong else 0.3, f"{_where(o)}: numbers turned into "
+                       f"strings vs other results of `{o.tool_name}`", strong=strong)
     if (ref.key_count and o.result_key_count is not None and o.result_key_count < ref.key_count
             and o.result_shape != ref.shape):
         return Finding("truncated", "tool_result", 0.35,

@@ -143,6 +143,22 @@ def derive_llm(attrs: dict[str, Any]) -> dict[str, Any]:
     return derived
 
 
+def tool_message_content(result: Any) -> Any:
+    """What the tool answered, when the captured output is the framework's message that carries it.
+
+    OpenInference's LangChain tracer records a LangGraph tool run's output as the serialized
+    ``ToolMessage`` (``{"type": "tool", "data": {"content": ..., "tool_call_id": ..., "status":
+    ...}}``): the tool's own answer is its ``content`` (text, or text blocks)."""
+    value = tool_signals.parsed_result(result) if isinstance(result, str) and result[:1] == "{" else result
+    if not (isinstance(value, dict) and value.get("type") == "tool" and isinstance(data := value.get("data"), dict)
+            and "content" in data and "tool_call_id" in data):
+        return result
+    content = data["content"]
+    if isinstance(content, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        return "".join(str(b.get("text", "")) for b in content)
+    return content
+
+
 def derive_tool(attrs: dict[str, Any]) -> dict[str, Any]:
     """``attrs`` plus our tool-result signals computed from the captured result when it lacks them."""
     if has_tool_signals(attrs):
@@ -150,6 +166,7 @@ def derive_tool(attrs: dict[str, Any]) -> dict[str, Any]:
     result = first_present(attrs, TOOL_RESULT)
     if result is None:
         return attrs
+    result = tool_message_content(result)
     derived = dict(attrs)
     derived.update(signals.tool_result_signals(result))
     args = first_present(attrs, TOOL_ARGUMENTS)

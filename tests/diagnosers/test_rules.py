@@ -230,6 +230,25 @@ def test_openinference_trace() -> None:
     assert (d.fault_type, d.target, d.step) == ("rate_limit", "tool_result", 3)
 
 
+def test_a_langgraph_tool_run_traced_by_openinference_is_read_by_its_message_content() -> None:
+    """OpenInference's LangChain tracer records a tool run's output as the serialized ToolMessage;
+    the tool's answer is its content, a text (a FHIR OperationOutcome here) or text blocks."""
+    def tool(i: int, content: Any) -> StepRecord:
+        message = {"type": "tool", "data": {"content": content, "type": "tool", "name": "search",
+                                            "tool_call_id": f"call_{i}", "status": "success"}}
+        attrs = {A.OI_SPAN_KIND: "TOOL", A.OI_TOOL_NAME: "search", A.OI_OUTPUT_VALUE: json.dumps(message)}
+        return StepRecord(i, f"s{i}", "tool", "search", i * 10**9, i * 10**9 + 10**7, attributes=attrs)
+    outcome = {"resourceType": "OperationOutcome", "issue": [{"severity": "error", "code": "timeout",
+                                                              "diagnostics": "The search did not complete in time"}]}
+    steps = [llm_record(0, content=None, tool_calls=[WEATHER]), tool(1, json.dumps({"hits": [1, 2]})),
+             llm_record(2, content=None, tool_calls=[WEATHER]), tool(3, json.dumps(outcome)),
+             llm_record(4, content="Giving up.")]
+    d = diagnose(steps)
+    assert (d.fault_type, d.step) == ("timeout", 3), d
+    blocks = [*steps[:3], tool(3, [{"type": "text", "text": json.dumps(outcome)}]), steps[4]]
+    assert (diagnose(blocks).fault_type, diagnose(blocks).step) == ("timeout", 3)
+
+
 SNAKE_RESULTS = [("get_population", {"city": "Oslo", "population": 700000, "data_source": "sim"}),
                  ("get_weather", {"city": "Oslo", "temperature_c": 4.5, "data_source": "sim"})]
 
@@ -454,3 +473,19 @@ def test_keys_renamed_inside_a_listings_records_are_a_rename() -> None:
     # a top-level list of records is read the same way
     d = diagnose(_tools_then([{"ZONE_NAME": "CET", "UTC_OFFSET": 1}], "list_zones"))  # type: ignore[arg-type]
     assert (d.fault_type, d.step) == ("key_rename", 5)
+
+
+def test_one_more_digit_string_than_another_record_is_no_conversion() -> None:
+    """Two patients of one tool: the second has a phone number written as digits, the first none.
+    That is the record's own data; an answer whose amounts all became strings is a conversion."""
+    first = {"id": "p1", "name": "Ada", "age": 36, "balance": 12.5, "visits": 3, "phone": None}
+    steps = [llm_record(0, content=None, tool_calls=[WEATHER]), tool_record(1, "get_patient", first),
+             llm_record(2, content=None, tool_calls=[WEATHER]),
+             tool_record(3, "get_patient", {**first, "id": "p2", "name": "Bo", "phone": "5551234"}),
+             llm_record(4, content="Done.")]
+    d = diagnose(steps)
+    assert d.fault_type == NONE_FOUND or d.confidence < 0.5, d
+    converted = {**first, "id": "p2", "age": "41", "balance": "7.25", "visits": "2"}
+    steps[3] = tool_record(3, "get_patient", converted)
+    d = diagnose(steps)
+    assert (d.fault_type, d.step) == ("key_rename", 3), d
