@@ -68,7 +68,8 @@ MESSAGE_KEYS = frozenset({"message", "msg", "detail", "details", "description", 
                           "errordescription", "faultstring", "reason", "text", "cause", "hint", "error",
                           "stack", "stacktrace", "trace", "info", "content", "output", "stderr", "errorsummary",
                           "value", "errortext", "exceptionmessage", "messagedetail", "statusmsg",
-                          "externalmessage", "internalmessage"})  # Airbyte's FailureReason
+                          "externalmessage", "internalmessage",  # Airbyte's FailureReason
+                          "diagnostics"})  # FHIR OperationOutcome issues
 STATUS_KEYS = frozenset({"status", "state", "result", "outcome", "level", "severity", "levelname"})
 HTTP_STATUS_KEYS = frozenset({"status", "statuscode", "httpstatus", "httpstatuscode", "httpcode",
                               "responsecode", "code"})
@@ -932,7 +933,35 @@ def _status_envelope(v: Any) -> bool:
     return type(code) is int and code != 0
 
 
+def _operation_outcome(t: Table, obj: dict[str, Any]) -> Reading:
+    """A FHIR OperationOutcome: the call failed when an issue is of severity error or fatal, and
+    means what its IssueType code says; the issue's details and diagnostics refine the broad codes
+    (HAPI FHIR reports an unknown resource as ``processing``, "Resource Patient/9 is not known").
+    Informational and warning outcomes (a successful delete's) are no failure."""
+    issues = obj.get("issue")
+    if not isinstance(issues, list):
+        return NOTHING
+    codes, words = _Evidence(), _Evidence()
+    failed = False
+    for issue in issues[:MAX_ITEMS]:
+        if not isinstance(issue, dict) or issue.get("severity") not in ("error", "fatal"):
+            continue
+        failed = True
+        code = issue.get("code")
+        codes.add(t.fhir_issue.get(norm(code)) if isinstance(code, str) else None)
+        _read_error(t, {k: issue[k] for k in ("details", "diagnostics") if k in issue}, words)
+    if not failed:
+        return NOTHING
+    broad = all(h.meaning in ("invalid_request", GENERIC) for h in codes.hits)
+    if broad:
+        codes.hits += words.hits
+    got = codes.reading("operation_outcome")
+    return Reading(False, "partial", got.evidence, got.form) if got.meaning == "partial" else got
+
+
 def _read_object(t: Table, obj: dict[str, Any], *, top: bool) -> Reading:
+    if obj.get("resourceType") == "OperationOutcome":
+        return _operation_outcome(t, obj)
     ev = _Evidence()
     partial, failed = _flag_reading(t, obj)
     if partial is not None:

@@ -76,6 +76,7 @@ class Table:
     flags: dict[str, tuple[Any, Hit, str]]  # key -> (value, hit, meaning with data)
     status_words: dict[str, Hit]
     methods: dict[str, str]
+    fhir_issue: dict[str, Hit]
 
 
 def _hit(ns: str, key: Any, meaning: str) -> Hit:
@@ -112,6 +113,7 @@ def build(data: dict[str, Any]) -> Table:
         flags={}, status_words={norm(r["value"]): _hit("status", r["value"], r["meaning"])
                                 for r in rows.get("status_word", [])},
         methods={r["verb"]: r["kind"] for r in rows.get("method", [])},
+        fhir_issue={norm(r["code"]): _hit("fhir", r["code"], r["meaning"]) for r in rows.get("fhir_issue", [])},
     )
     # Stand-alone names: a name in two systems with two meanings is left out (ambiguous alone).
     seen: dict[str, set[str]] = defaultdict(set)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno as errno_module
 import http
 import importlib
+import json
 import os
 import re
 import sys
@@ -237,6 +238,19 @@ def test_in_band_flags(row: dict[str, Any]) -> None:
 @pytest.mark.parametrize("row", rows("status_word"), ids=_id)
 def test_status_words_of_a_call_report(row: dict[str, Any]) -> None:
     _expect(V.read_value({"status": row["value"], "message": "call report"}), row)
+
+
+@pytest.mark.parametrize("row", rows("fhir_issue"), ids=_id)
+def test_fhir_issue_types_of_an_operation_outcome(row: dict[str, Any]) -> None:
+    """Each IssueType code read from an error issue, in JSON and as the tool's text; the same
+    issue as a warning or information is no failure."""
+    outcome = {"resourceType": "OperationOutcome",
+               "issue": [{"severity": "error", "code": row["code"], "diagnostics": "see the issue"}]}
+    _expect(V.read_value(outcome), row)
+    _expect(V.read_text(json.dumps(outcome)), row)
+    for severity in ("warning", "information"):
+        outcome["issue"][0]["severity"] = severity
+        assert not V.read_value(outcome).is_error
 
 
 @pytest.mark.parametrize("row", rows("method"), ids=_id)

@@ -609,3 +609,19 @@ def test_a_broker_answer_flagged_partial_is_partial_not_an_error() -> None:
                         "exceptions": [{"errorCode": 427, "message": "1 servers [s3] not responded"}]})
     assert not got.is_error and got.meaning == "partial"
     assert not V.read_value({"resultTable": {"rows": [[0]]}, "partialResult": False}).found
+
+
+def test_an_operation_outcome_broad_code_is_refined_by_its_diagnostics() -> None:
+    """HAPI FHIR reports an unknown resource as ``processing``; the specific codes decide alone."""
+    def outcome(code: str, diagnostics: str) -> dict[str, Any]:
+        return {"resourceType": "OperationOutcome",
+                "issue": [{"severity": "error", "code": code, "diagnostics": diagnostics}]}
+    assert V.read_value(outcome("processing", "Resource Patient/9 is not known")).meaning == "not_found"
+    assert V.read_value(outcome("exception", "java.net.SocketTimeoutException: Read timed out")).meaning == "timeout"
+    assert V.read_value(outcome("security", "Patient/9 not found in the compartment")).meaning == "auth"
+    # an error issue beside informational ones fails the call; a successful delete's outcome does not
+    mixed = outcome("throttled", "Too many requests")
+    mixed["issue"].insert(0, {"severity": "information", "code": "informational", "diagnostics": "ok"})
+    assert V.read_value(mixed).meaning == "rate_limit"
+    assert not V.read_value({"resourceType": "OperationOutcome", "issue": [
+        {"severity": "information", "code": "informational", "diagnostics": "Successfully deleted 1 resource"}]}).found
