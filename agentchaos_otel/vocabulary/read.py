@@ -456,6 +456,10 @@ def _read_text(text: str, reply: bool) -> Reading:
         got = _x12_ack(stripped)
         if got.found:
             return got
+    if stripped.startswith("MSH|"):
+        got = _hl7_ack(t, stripped)
+        if got.found:
+            return got
     lines = _edge_lines(stripped.split("\n", 1)[0] if reply else stripped)
     form = ""
     ev = _Evidence()
@@ -905,6 +909,34 @@ def _graphql_fields(t: Table, data: dict[str, Any]) -> Reading:
 # X12 functional (997) and implementation (999) acknowledgments: AK9's first element says whether
 # the group was accepted (A, E: with errors noted), partly accepted (P) or rejected (R, M, W, X).
 _X12_REJECTED = frozenset({"R", "M", "W", "X"})
+
+
+# HL7 v2 acknowledgment codes (MSA-1) that say the message was not processed: application error
+# or reject, in original and enhanced acknowledgment mode.
+_HL7_NOT_ACCEPTED = frozenset({"AE", "AR", "CE", "CR"})
+
+
+def _hl7_ack(t: Table, text: str) -> Reading:
+    """An HL7 v2 acknowledgment whose MSA segment did not accept the message. Its meaning is the
+    ERR segment's error condition code (table 0357: ``204^Unknown key identifier^HL70357``), else
+    the words of the ERR segment and of MSA's text."""
+    segments = [seg.split(text[3]) for seg in re.split(r"\r\n|\r|\n", text[:MAX_WHOLE])]
+    msa = next((seg for seg in segments if seg[0] == "MSA" and len(seg) > 1), None)
+    if msa is None or msa[1] not in _HL7_NOT_ACCEPTED:
+        return NOTHING
+    ev = _Evidence()
+    words = _Evidence()
+    for seg in segments:
+        if seg[0] != "ERR":
+            continue
+        for field in seg[1:]:
+            code = field.split("^", 1)[0]
+            if code.isdigit() and "HL70357" in field:
+                ev.add(t.numbers.get(("hl7", int(code))))
+        _read_error(t, {"message": " ".join(seg[1:]).replace("^", " ")}, words)
+    if len(msa) > 3:
+        _read_error(t, {"message": msa[3]}, words)
+    return (ev if ev.hits else words).reading("hl7_ack")
 
 
 def _x12_ack(text: str) -> Reading:

@@ -187,7 +187,8 @@ def test_vendor_numbers_beside_their_marker(row: dict[str, Any]) -> None:
         return
     text = {"curl": f"curl: ({row['code']}) call failed", "mysql": f"ERROR {row['code']} (HY000): call failed",
             "ldap": f"[LDAP: error code {row['code']} - call failed]",
-            "mssql": f"Msg {row['code']}, Level 16, State 1, Line 1\ncall failed"}
+            "mssql": f"Msg {row['code']}, Level 16, State 1, Line 1\ncall failed",
+            "hl7": f"MSH|^~\\&|A|B|C|D|20260101||ACK|1|P|2.5.1\rMSA|AE|7\rERR||PID^1^3|{row['code']}^x^HL70357|E"}
     _expect(V.read_text(text[row["system"]]), row)
 
 

@@ -625,3 +625,14 @@ def test_an_operation_outcome_broad_code_is_refined_by_its_diagnostics() -> None
     assert V.read_value(mixed).meaning == "rate_limit"
     assert not V.read_value({"resourceType": "OperationOutcome", "issue": [
         {"severity": "information", "code": "informational", "diagnostics": "Successfully deleted 1 resource"}]}).found
+
+
+def test_an_hl7_acknowledgment_that_did_not_accept_the_message_is_an_error() -> None:
+    """MSA-1 AE/AR (CE/CR) is a negative acknowledgment; its ERR code or its text says why."""
+    head = "MSH|^~\\&|ADT|CLINIC|DESK|CLINIC|20261214083014||ACK^A19^ACK|ACK1|P|2.5.1\r"
+    got = V.read_text(head + "MSA|AE|MSG1\rERR||PID^1^3|204^Unknown key identifier^HL70357|E")
+    assert got.is_error and got.meaning == "not_found" and got.evidence == "hl7:204"
+    said = V.read_text(head + "MSA|AE|MSG2|Timeout waiting for response from destination 'Scheduling'")
+    assert said.is_error and said.meaning == "timeout"
+    assert V.read_text(head + "MSA|AR|MSG3").meaning == "error"
+    assert not V.read_text(head + "MSA|AA|MSG4").found  # accepted
