@@ -45,6 +45,7 @@ from agentchaos_otel.store.database.connect import StoreError, attach_read_only
 from agentchaos_otel.store.database.schema import jpath
 from agentchaos_otel.store.read.chunks import source_sql
 from agentchaos_otel.trace import foreign
+from agentchaos_otel.trace.processors import OWN_SCOPE
 from diagnosers.observe import Observation, observe_step
 
 MIN_RESULTS = 20  # clean results of a tool before it has a norm
@@ -270,6 +271,39 @@ WHERE (v[1]->>'$' = 'true' OR v[3]->>'$' = 'true') AND COALESCE(v[2]->>'$', 'fal
 GROUP BY ALL"""
 
 
+# Tool spans of other instrumentations (OpenInference's, the GenAI conventions'): none of our
+# signals, only the captured result, from which ``foreign.derive_tool`` derives them as the
+# per-step observation does; a store of a framework traced that way has its norms too.
+_FOREIGN_SQL = f"""
+SELECT name, attributes FROM spans
+WHERE scope_name IS DISTINCT FROM '{OWN_SCOPE}' AND NOT contains(attributes, '"{A.TOOL_RESULT_IS_JSON}"')
+  AND ({" OR ".join(f"contains(attributes, '{json.dumps(k)}')" for k in foreign.TOOL_RESULT)})
+  AND (attributes->>{jpath(A.OI_SPAN_KIND)} = 'TOOL'
+       OR attributes->>{jpath(A.GEN_AI_OPERATION_NAME)} = '{A.OP_EXECUTE_TOOL}')"""
+
+
+def _foreign_rows(conn: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
+    """The ``_STORE_SQL`` rows of the foreign tool spans, counted in Python batch by batch."""
+    counts: Counter[tuple[Any, ...]] = Counter()
+    cursor = conn.execute(_FOREIGN_SQL)
+    while batch := cursor.fetchmany(4096):
+        for name, raw in batch:
+            try:
+                attrs = json.loads(raw)
+            except ValueError:
+                continue
+            a = foreign.derive_tool(attrs)
+            answered = a.get(A.TOOL_RESULT_IS_JSON) or a.get(A.TOOL_RESULT_EMPTY)
+            if not answered or a.get(A.TOOL_RESULT_IS_ERROR) or a.get(A.TOOL_RESULT_FAILURE):
+                continue
+            tool = foreign.first_truthy(a, foreign.TOOL_NAME) or str(name).split(" ")[-1]
+            keys, records = a.get(A.TOOL_RESULT_KEYS), a.get(A.TOOL_RESULT_RECORD_KEYS)
+            counts[(str(tool), json.dumps(keys) if keys is not None else None, json.dumps(records or []),
+                    bool(a.get(A.TOOL_RESULT_NUMERIC_STRINGS)), bool(a.get(A.TOOL_RESULT_EMPTY)),
+                    bool(a.get(A.TOOL_RESULT_COUNT_ABOVE)))] += 1
+    return [(*key, n) for key, n in counts.items()]
+
+
 QUERY_MEMORY = "128MB"
 
 
@@ -280,7 +314,7 @@ def _store_rows(sql: str, attach: str | None, memory: str | None) -> list[tuple[
         if attach is not None:
             conn.execute(attach_read_only(attach, "src"))
         conn.execute(f"CREATE TEMP VIEW spans AS {sql}")
-        return conn.execute(_STORE_SQL).fetchall()
+        return conn.execute(_STORE_SQL).fetchall() + _foreign_rows(conn)
     finally:
         conn.close()
 

@@ -231,3 +231,28 @@ def test_a_count_above_the_items_is_read_before_a_rename_and_counted_by_the_stor
     assert stored.values == made.values and made.values["search_logs"].counts["count above items"] == 1
     d = stored.deviation(observe_step(odd, 0))
     assert d is not None and (d.fault_type, d.missing) == ("truncated", ("rowsbeforelimitatleast",))
+
+
+def test_tool_spans_of_another_instrumentation_have_their_norm_from_the_captured_results(tmp_path: Path) -> None:
+    """OpenInference's tool spans carry only the captured result (a LangGraph ToolMessage here):
+    the store query derives their keys as the observations do, and a renamed first answer is named."""
+    from agentchaos_otel import attributes as A
+    from agentchaos_otel.records import StepRecord
+
+    def oi_episode(i: int, answer: dict[str, Any], success: bool = True) -> EpisodeTrace:
+        message = {"type": "tool", "data": {"content": json.dumps(answer), "tool_call_id": f"c{i}"}}
+        attrs = {A.OI_SPAN_KIND: "TOOL", A.OI_TOOL_NAME: "get_order", A.OI_INPUT_VALUE: json.dumps(LOOKUP[1]),
+                 A.OI_OUTPUT_VALUE: json.dumps(message)}
+        steps = [llm_record(0, content=None, tool_calls=[LOOKUP]),
+                 StepRecord(1, "s1", "tool", "get_order", 10, 20, "OK", None, attrs),
+                 llm_record(2, content="Order ORD-1 is open.")]
+        return episode_of(steps, success=success, task_id=f"t{i}", trace_id=f"{i:032x}")
+
+    eps = [oi_episode(i, dict(ORDER, note=f"n{i}") if i % 3 == 0 else ORDER) for i in range(30)]
+    eps.append(oi_episode(90, {"orderId": "ORD-1", "customerId": "C-1", "state": "open"}, success=False))
+    db = tmp_path / "oi.duckdb"
+    write_episodes(eps, db)
+    stored, made = ToolNorms.from_store(db), _norms(eps)
+    assert stored.top == made.top and stored.values == made.values and stored.top["get_order"].results == 31
+    d = diagnose_episodes(RuleDiagnoser(norms=stored), [eps[-1]])[0]
+    assert (d.fault_type, d.step) == ("key_rename", 1), d
