@@ -911,6 +911,25 @@ def _graphql_fields(t: Table, data: dict[str, Any]) -> Reading:
 _X12_REJECTED = frozenset({"R", "M", "W", "X"})
 
 
+def _x12_ack(text: str) -> Reading:
+    """An X12 interchange that acknowledges a rejected (or partly accepted) group. The element
+    separator is the character after ``ISA``, the segment terminator the one that ends the
+    fixed-length ISA segment (its 106th character)."""
+    if len(text) < 106 or text[3].isalnum():
+        return NOTHING
+    sep, term = text[3], text[105]
+    segments = [seg.strip().split(sep) for seg in text[:MAX_WHOLE].split(term)]
+    if not any(seg[0] == "ST" and len(seg) > 1 and seg[1] in ("997", "999") for seg in segments):
+        return NOTHING
+    for seg in segments:
+        if seg[0] == "AK9" and len(seg) > 1:
+            if seg[1] in _X12_REJECTED:
+                return Reading(True, "invalid_request", f"x12:AK9*{seg[1]}", "x12_ack")
+            if seg[1] == "P":
+                return Reading(False, "partial", "x12:AK9*P", "x12_ack")
+    return NOTHING
+
+
 # HL7 v2 acknowledgment codes (MSA-1) that say the message was not processed: application error
 # or reject, in original and enhanced acknowledgment mode.
 _HL7_NOT_ACCEPTED = frozenset({"AE", "AR", "CE", "CR"})
@@ -937,25 +956,6 @@ def _hl7_ack(t: Table, text: str) -> Reading:
     if len(msa) > 3:
         _read_error(t, {"message": msa[3]}, words)
     return (ev if ev.hits else words).reading("hl7_ack")
-
-
-def _x12_ack(text: str) -> Reading:
-    """An X12 interchange that acknowledges a rejected (or partly accepted) group. The element
-    separator is the character after ``ISA``, the segment terminator the one that ends the
-    fixed-length ISA segment (its 106th character)."""
-    if len(text) < 106 or text[3].isalnum():
-        return NOTHING
-    sep, term = text[3], text[105]
-    segments = [seg.strip().split(sep) for seg in text[:MAX_WHOLE].split(term)]
-    if not any(seg[0] == "ST" and len(seg) > 1 and seg[1] in ("997", "999") for seg in segments):
-        return NOTHING
-    for seg in segments:
-        if seg[0] == "AK9" and len(seg) > 1:
-            if seg[1] in _X12_REJECTED:
-                return Reading(True, "invalid_request", f"x12:AK9*{seg[1]}", "x12_ack")
-            if seg[1] == "P":
-                return Reading(False, "partial", "x12:AK9*P", "x12_ack")
-    return NOTHING
 
 
 def _status_envelope(v: Any) -> bool:
