@@ -40,7 +40,7 @@ from typing import Any
 import duckdb
 
 from agentchaos_otel import attributes as A
-from agentchaos_otel.records import EpisodeTrace
+from agentchaos_otel.records import EpisodeTrace, StepRecord
 from agentchaos_otel.store.database.connect import StoreError, attach_read_only
 from agentchaos_otel.store.database.schema import jpath
 from agentchaos_otel.store.read.chunks import source_sql
@@ -166,9 +166,7 @@ class ToolNorms:
     @classmethod
     def from_observations(cls, observations: Iterable[Observation]) -> ToolNorms:
         """Norms of observations already made (episodes loaded in memory), counted as the store's are."""
-        return cls.from_rows((o.tool_name or "", o.result_keys, o.result_record_keys,
-                              bool(o.result_numeric_strings), o.result_empty, bool(o.result_count_above), 1)
-                             for o in observations if _clean(o) or _empty(o))
+        return cls.from_rows((*_row(o), 1) for o in observations if _clean(o) or _empty(o))
 
     @classmethod
     def from_episodes(cls, episodes: Iterable[EpisodeTrace]) -> ToolNorms:
@@ -190,8 +188,7 @@ class ToolNorms:
             rows = _store_rows(sql, attach, None)
         except duckdb.Error as exc:  # a file that claims our layout without holding it
             raise StoreError(f"{path}: cannot read its tool answers ({' '.join(str(exc).split())[:200]})") from None
-        return cls.from_rows((tool, _keys(k), _keys(r) or (), bool(numeric), bool(empty), bool(above), n)
-                             for tool, k, r, numeric, empty, above, n in rows)
+        return cls.from_rows(rows)
 
     def familiar(self, o: Observation) -> frozenset[str]:
         """The keys of o's answer (its own and its records') that its tool returns in at least
@@ -282,8 +279,8 @@ WHERE scope_name IS DISTINCT FROM '{OWN_SCOPE}' AND NOT contains(attributes, '"{
        OR attributes->>{jpath(A.GEN_AI_OPERATION_NAME)} = '{A.OP_EXECUTE_TOOL}')"""
 
 
-def _foreign_rows(conn: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
-    """The ``_STORE_SQL`` rows of the foreign tool spans, counted in Python batch by batch."""
+def _foreign_rows(conn: duckdb.DuckDBPyConnection) -> list[KeyRow]:
+    """The foreign tool spans' answers, observed as the episodes' steps are and counted batch by batch."""
     counts: Counter[tuple[Any, ...]] = Counter()
     cursor = conn.execute(_FOREIGN_SQL)
     while batch := cursor.fetchmany(4096):
@@ -292,29 +289,31 @@ def _foreign_rows(conn: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
                 attrs = json.loads(raw)
             except ValueError:
                 continue
-            a = foreign.derive_tool(attrs)
-            answered = a.get(A.TOOL_RESULT_IS_JSON) or a.get(A.TOOL_RESULT_EMPTY)
-            if not answered or a.get(A.TOOL_RESULT_IS_ERROR) or a.get(A.TOOL_RESULT_FAILURE):
-                continue
-            tool = foreign.first_truthy(a, foreign.TOOL_NAME) or str(name).split(" ")[-1]
-            keys, records = a.get(A.TOOL_RESULT_KEYS), a.get(A.TOOL_RESULT_RECORD_KEYS)
-            counts[(str(tool), json.dumps(keys) if keys is not None else None, json.dumps(records or []),
-                    bool(a.get(A.TOOL_RESULT_NUMERIC_STRINGS)), bool(a.get(A.TOOL_RESULT_EMPTY)),
-                    bool(a.get(A.TOOL_RESULT_COUNT_ABOVE)))] += 1
-    return [(*key, n) for key, n in counts.items()]
+            o = observe_step(StepRecord(0, "", "tool", str(name), 0, 0, attributes=attrs), 0)
+            if _clean(o) or _empty(o):
+                counts[_row(o)] += 1
+    return [(*row, n) for row, n in counts.items()]
+
+
+def _row(o: Observation) -> tuple[str, tuple[str, ...] | None, tuple[str, ...], bool, bool, bool]:
+    """What a norm counts of one answer (a ``KeyRow`` without its count)."""
+    return (o.tool_name or "", o.result_keys, o.result_record_keys, bool(o.result_numeric_strings),
+            o.result_empty, bool(o.result_count_above))
 
 
 QUERY_MEMORY = "128MB"
 
 
-def _store_rows(sql: str, attach: str | None, memory: str | None) -> list[tuple[Any, ...]]:
+def _store_rows(sql: str, attach: str | None, memory: str | None) -> list[KeyRow]:
     config = {"memory_limit": memory} if memory else {}
     conn = duckdb.connect(config=config)
     try:
         if attach is not None:
             conn.execute(attach_read_only(attach, "src"))
         conn.execute(f"CREATE TEMP VIEW spans AS {sql}")
-        return conn.execute(_STORE_SQL).fetchall() + _foreign_rows(conn)
+        ours: list[KeyRow] = [(tool, _keys(k), _keys(r) or (), bool(numeric), bool(empty), bool(above), n)
+                              for tool, k, r, numeric, empty, above, n in conn.execute(_STORE_SQL).fetchall()]
+        return ours + _foreign_rows(conn)
     finally:
         conn.close()
 

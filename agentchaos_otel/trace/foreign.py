@@ -149,7 +149,12 @@ def tool_message_content(result: Any) -> Any:
     OpenInference's LangChain tracer records a LangGraph tool run's output as the serialized
     ``ToolMessage`` (``{"type": "tool", "data": {"content": ..., "tool_call_id": ..., "status":
     ...}}``): the tool's own answer is its ``content`` (text, or text blocks)."""
-    value = tool_signals.parsed_result(result) if isinstance(result, str) and result[:1] == "{" else result
+    if isinstance(result, str):  # parsed only when it can be one: the signals parse the result anyway
+        if not (result[:1] == "{" and '"tool_call_id"' in result):
+            return result
+        value = tool_signals.parsed_result(result)
+    else:
+        value = result
     if not (isinstance(value, dict) and value.get("type") == "tool" and isinstance(data := value.get("data"), dict)
             and "content" in data and "tool_call_id" in data):
         return result
